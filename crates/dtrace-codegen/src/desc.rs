@@ -1,0 +1,367 @@
+//! Record and aggregation descriptions: the contract between the compiler and the consumer.
+//!
+//! Architecture invariant: the consumer decodes every byte the BPF programs emit
+//! through these descriptions and nothing else. If codegen changes a layout, it changes
+//! the description in the same place; the consumer never assumes offsets.
+//!
+//! ## Ring-buffer record layout
+//! Every record written to the ring buffer starts with a [`RecordHeader`]
+//! (16 bytes, native endian), followed by the fields of the enabled probe's actions
+//! at the offsets given by its [`EpidDesc`]. Offsets are from the start of the record.
+
+use std::collections::BTreeMap;
+
+/// Size of [`RecordHeader`] in bytes.
+pub const HEADER_SIZE: u32 = 16;
+
+/// EPID of a fault record (see [`FaultRecord`]); never a real EPID.
+pub const EPID_FAULT: u32 = u32::MAX;
+
+/// The 16-byte header of every ring-buffer record.
+/// `epid` at 0 (u32), `probe_id` at 4 (u32), `cpu` at 8 (u32), `flags` at 12 (u32, 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordHeader {
+    pub epid: u32,
+    pub probe_id: u32,
+    pub cpu: u32,
+    pub flags: u32,
+}
+
+impl RecordHeader {
+    pub fn parse(bytes: &[u8]) -> Option<RecordHeader> {
+        let w = |i: usize| -> Option<u32> {
+            Some(u32::from_ne_bytes(bytes.get(i..i + 4)?.try_into().ok()?))
+        };
+        Some(RecordHeader {
+            epid: w(0)?,
+            probe_id: w(4)?,
+            cpu: w(8)?,
+            flags: w(12)?,
+        })
+    }
+}
+
+/// A fault record (header.epid == [`EPID_FAULT`]), written when a clause faults
+/// (divide-by-zero, invalid address, ...), after which ERROR clauses run.
+/// Layout after the header: `epid` u32 @16 (the faulting enabled probe), `action` u32 @20
+/// (1-based action index within the clause), `kind` u32 @24 ([`FaultKind`] as u32),
+/// `pad` u32 @28, `addr` u64 @32. Total 40 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FaultRecord {
+    pub epid: u32,
+    pub action: u32,
+    pub kind: FaultKind,
+    pub addr: u64,
+}
+
+pub const FAULT_RECORD_SIZE: u32 = 40;
+
+impl FaultRecord {
+    pub fn parse(bytes: &[u8]) -> Option<FaultRecord> {
+        let w = |i: usize| -> Option<u32> {
+            Some(u32::from_ne_bytes(bytes.get(i..i + 4)?.try_into().ok()?))
+        };
+        Some(FaultRecord {
+            epid: w(16)?,
+            action: w(20)?,
+            kind: FaultKind::from_u32(w(24)?),
+            addr: u64::from_ne_bytes(bytes.get(32..40)?.try_into().ok()?),
+        })
+    }
+}
+
+/// DTrace's fault kinds, with the wording dtrace(1) uses for each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultKind {
+    BadAddr = 1,
+    BadAlign = 2,
+    IllOp = 3,
+    DivZero = 4,
+    NoScratch = 5,
+    KPriv = 6,
+    UPriv = 7,
+    TupOflow = 8,
+    BadStack = 9,
+    Unknown = 0,
+}
+
+impl FaultKind {
+    pub fn from_u32(v: u32) -> FaultKind {
+        match v {
+            1 => FaultKind::BadAddr,
+            2 => FaultKind::BadAlign,
+            3 => FaultKind::IllOp,
+            4 => FaultKind::DivZero,
+            5 => FaultKind::NoScratch,
+            6 => FaultKind::KPriv,
+            7 => FaultKind::UPriv,
+            8 => FaultKind::TupOflow,
+            9 => FaultKind::BadStack,
+            _ => FaultKind::Unknown,
+        }
+    }
+
+    /// The phrase dtrace(1) prints, e.g. "divide-by-zero", "invalid address".
+    pub fn message(self) -> &'static str {
+        match self {
+            FaultKind::BadAddr => "invalid address",
+            FaultKind::BadAlign => "invalid alignment",
+            FaultKind::IllOp => "illegal operation",
+            FaultKind::DivZero => "divide-by-zero",
+            FaultKind::NoScratch => "out of scratch space",
+            FaultKind::KPriv => "invalid kernel access",
+            FaultKind::UPriv => "invalid user access",
+            FaultKind::TupOflow => "tuple stack overflow",
+            FaultKind::BadStack => "bad stack",
+            FaultKind::Unknown => "unknown fault",
+        }
+    }
+}
+
+/// How a value stored in a record or an aggregation key is to be read and printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ValueType {
+    /// A C integer of 1, 2, 4 or 8 bytes.
+    Int { size: u8, signed: bool },
+    /// A pointer-sized unsigned value that dtrace(1) prints in hex (pointers).
+    Pointer,
+    /// A NUL-terminated string stored NUL-padded in `size` bytes.
+    String { size: u32 },
+    /// Raw bytes (structs, arrays): trace() prints them as a hex dump.
+    Bytes { size: u32 },
+}
+
+impl ValueType {
+    pub fn size(&self) -> u32 {
+        match self {
+            ValueType::Int { size, .. } => *size as u32,
+            ValueType::Pointer => 8,
+            ValueType::String { size } | ValueType::Bytes { size } => *size,
+        }
+    }
+}
+
+/// One stored value: where it is and how to read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    pub offset: u32,
+    pub ty: ValueType,
+}
+
+/// What an action asks the consumer to do with its fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionKind {
+    /// `trace(expr)`: one field.
+    Trace,
+    /// `printf(format, args...)`: one field per argument, in order.
+    Printf { format: String },
+    /// `exit(status)`: one field, the status (Int 4 signed).
+    Exit,
+    /// `printa([format,] @a, ...)`: no fields; print the named aggregations now.
+    Printa {
+        format: Option<String>,
+        aggs: Vec<u32>,
+    },
+}
+
+/// One action of a clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionDesc {
+    pub kind: ActionKind,
+    pub fields: Vec<Field>,
+}
+
+/// One enabled-probe description (DTrace's `dtrace_eprobedesc`): the records a
+/// clause emits. EPIDs are dense from 1; one clause has one EPID.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EpidDesc {
+    pub epid: u32,
+    /// Index of the clause in program order.
+    pub clause: u32,
+    /// Total record size, header included, 8-byte aligned.
+    pub size: u32,
+    pub actions: Vec<ActionDesc>,
+}
+
+/// Aggregating functions and their parameters.
+///
+/// Value layouts in the per-CPU map (all native-endian 64-bit words):
+/// - `Count`: `[count u64]`
+/// - `Sum`: `[sum i64]`
+/// - `Avg`: `[count u64, sum i64]`
+/// - `Min`/`Max`: `[count u64, value i64]` (count == 0 means this CPU saw no value)
+/// - `Stddev`: `[count u64, sum i64, sumsq_lo u64, sumsq_hi u64]` (sum of squares is 128-bit)
+/// - `Quantize`: [`QUANTIZE_NBUCKETS`] `i64` bucket counts, see [`quantize_bucket_value`]
+/// - `Lquantize`: `lquantize_nbuckets` `i64` counts: [below base, each step, at/above limit]
+/// - `Llquantize`: `llquantize_bounds(..).len()` `i64` counts, see [`llquantize_bounds`]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggFunc {
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    Stddev,
+    Quantize,
+    Lquantize {
+        base: i64,
+        limit: i64,
+        step: i64,
+    },
+    Llquantize {
+        factor: u16,
+        low: u16,
+        high: u16,
+        nsteps: u16,
+    },
+}
+
+/// Number of quantize() buckets: 63 negative powers of two, zero, 63 positive.
+pub const QUANTIZE_NBUCKETS: usize = 127;
+/// Index of quantize()'s zero bucket.
+pub const QUANTIZE_ZERO_BUCKET: usize = 63;
+
+/// The lower bound of quantize() bucket `i`.
+pub fn quantize_bucket_value(i: usize) -> i64 {
+    use std::cmp::Ordering;
+    match i.cmp(&QUANTIZE_ZERO_BUCKET) {
+        Ordering::Less => -(1i64 << (QUANTIZE_ZERO_BUCKET - 1 - i)),
+        Ordering::Equal => 0,
+        Ordering::Greater => 1i64 << (i - QUANTIZE_ZERO_BUCKET - 1),
+    }
+}
+
+/// Number of lquantize() buckets: one per step plus the underflow and overflow buckets.
+pub fn lquantize_nbuckets(base: i64, limit: i64, step: i64) -> usize {
+    if step <= 0 || limit <= base {
+        return 2;
+    }
+    ((limit - base) / step) as usize + 2
+}
+
+impl AggFunc {
+    /// Size of one per-CPU value in bytes.
+    pub fn value_size(&self) -> u32 {
+        match *self {
+            AggFunc::Count | AggFunc::Sum => 8,
+            AggFunc::Avg | AggFunc::Min | AggFunc::Max => 16,
+            AggFunc::Stddev => 32,
+            AggFunc::Quantize => (QUANTIZE_NBUCKETS * 8) as u32,
+            AggFunc::Lquantize { base, limit, step } => {
+                (lquantize_nbuckets(base, limit, step) * 8) as u32
+            }
+            AggFunc::Llquantize {
+                factor,
+                low,
+                high,
+                nsteps,
+            } => (llquantize_bounds(factor, low, high, nsteps).len() * 8) as u32,
+        }
+    }
+
+    /// The D name of the function, e.g. `count`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AggFunc::Count => "count",
+            AggFunc::Sum => "sum",
+            AggFunc::Avg => "avg",
+            AggFunc::Min => "min",
+            AggFunc::Max => "max",
+            AggFunc::Stddev => "stddev",
+            AggFunc::Quantize => "quantize",
+            AggFunc::Lquantize { .. } => "lquantize",
+            AggFunc::Llquantize { .. } => "llquantize",
+        }
+    }
+}
+
+/// Lower bounds of the llquantize() buckets, in order. Bucket 0 is the underflow
+/// bucket (values below `factor^low`, lower bound reported as `i64::MIN`); the last
+/// bucket holds values at or above `factor^(high+1)`.
+pub fn llquantize_bounds(factor: u16, low: u16, high: u16, nsteps: u16) -> Vec<i64> {
+    let factor = factor.max(2) as i128;
+    let nsteps = nsteps.max(1) as i128;
+    let mut bounds = vec![i64::MIN];
+    let mut this = factor.checked_pow(low as u32).unwrap_or(i128::MAX);
+    for _mag in low..=high {
+        let next = this.saturating_mul(factor);
+        // nsteps buckets of width next/nsteps cover [0, next); those below `this`
+        // belong to lower magnitudes and are skipped.
+        let width = (next / nsteps).max(1);
+        let mut b = this;
+        while b < next {
+            if b > i64::MAX as i128 {
+                break;
+            }
+            bounds.push(b as i64);
+            b += width;
+        }
+        this = next;
+    }
+    if this <= i64::MAX as i128 {
+        bounds.push(this as i64);
+    }
+    bounds
+}
+
+/// One aggregation (`@name`), its function and its key layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AggDesc {
+    pub id: u32,
+    /// Name without the `@` ("" for the anonymous `@`).
+    pub name: String,
+    pub func: AggFunc,
+    /// Key fields, offsets relative to the start of the key.
+    pub keys: Vec<Field>,
+    /// Key size in bytes (8-aligned; at least 8 for unkeyed aggregations).
+    pub key_size: u32,
+}
+
+/// A probe's four-part name, for `CPU ID FUNCTION:NAME` output.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProbeName {
+    pub provider: String,
+    pub module: String,
+    pub function: String,
+    pub name: String,
+}
+
+/// Everything the consumer needs to decode a session's output.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProgramDesc {
+    /// By EPID.
+    pub epids: BTreeMap<u32, EpidDesc>,
+    /// By aggregation id.
+    pub aggs: BTreeMap<u32, AggDesc>,
+    /// The enabled probes by probe ID.
+    pub probes: BTreeMap<u32, ProbeName>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantize_buckets() {
+        assert_eq!(quantize_bucket_value(QUANTIZE_ZERO_BUCKET), 0);
+        assert_eq!(quantize_bucket_value(64), 1);
+        assert_eq!(quantize_bucket_value(65), 2);
+        assert_eq!(quantize_bucket_value(62), -1);
+        assert_eq!(quantize_bucket_value(126), 1 << 62);
+        assert_eq!(quantize_bucket_value(0), -(1 << 62));
+    }
+
+    #[test]
+    fn lquantize_sizes() {
+        assert_eq!(lquantize_nbuckets(0, 100, 10), 12);
+        assert_eq!(
+            AggFunc::Lquantize {
+                base: 0,
+                limit: 100,
+                step: 10
+            }
+            .value_size(),
+            96
+        );
+    }
+}

@@ -1,0 +1,36 @@
+//! What sema and codegen know of a probe. Providers build these; the compiler never
+//! looks probes up itself.
+
+/// Which trampoline kind (and so which BPF program type and attachment) serves a probe.
+/// One variant per attachment mechanism; providers choose it, codegen implements it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ProbeKind {
+    /// `dtrace:::BEGIN`: a raw-tracepoint program run once with `BPF_PROG_TEST_RUN`.
+    Begin,
+    /// `dtrace:::END`: likewise, after tracing stops.
+    End,
+    /// `dtrace:::ERROR`: compiled into every program as the fault handler.
+    Error,
+    /// `syscall::<name>:entry`: raw tracepoint `sys_enter`, filtered by syscall number.
+    SyscallEntry { nr: u32 },
+    /// `syscall::<name>:return`: raw tracepoint `sys_exit`, filtered by syscall number.
+    SyscallReturn { nr: u32 },
+    /// `profile:::profile-N`: a cpu-clock perf event on every CPU, period in ns.
+    Profile { period_ns: u64 },
+    /// `profile:::tick-N`: a cpu-clock perf event on one CPU, period in ns.
+    Tick { period_ns: u64 },
+}
+
+/// One probe as the compiler sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeInfo {
+    /// The probe ID shown by `dtrace -l` and the `id` variable.
+    pub id: u32,
+    pub provider: String,
+    pub module: String,
+    pub function: String,
+    pub name: String,
+    pub kind: ProbeKind,
+    /// Native argument types as C type names (`"long"`, `"char *"`), for `args[]`.
+    pub arg_types: Vec<String>,
+}

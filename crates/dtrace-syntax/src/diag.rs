@@ -1,0 +1,305 @@
+//! Diagnostics as values: a `D_*` tag, a primary span, a message and notes.
+//!
+//! Architecture invariant: no stage prints or aborts on a user error; it returns
+//! [`Diagnostic`]s. Only the CLI renders them, with [`render_dtrace`] (dtrace(1)'s
+//! exact one-line form) and [`render_rich`] (file:line:col, source line, caret).
+
+use crate::span::{SourceKind, SourceMap, Span};
+use std::fmt;
+
+macro_rules! tags {
+    ($($name:ident),* $(,)?) => {
+        /// DTrace's stable compile-error tags (`-xerrtags` shows them).
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Tag { $($name),* }
+
+        impl Tag {
+            /// The tag's name as dtrace(1) prints it, e.g. `D_SYNTAX`.
+            pub fn name(self) -> &'static str {
+                match self { $(Tag::$name => stringify!($name)),* }
+            }
+
+            /// Every tag, for tests that check each one has a case.
+            pub const ALL: &'static [Tag] = &[$(Tag::$name),*];
+        }
+    };
+}
+
+tags! {
+    D_SYNTAX,
+    D_EMPTY,
+    D_CHR_NULL,
+    D_CHR_TOOBIG,
+    D_STR_NL,
+    D_INT_OFLOW,
+    D_INT_DIGIT,
+    D_UNKNOWN,
+    D_IDENT_UNDEF,
+    D_IDENT_BADREF,
+    D_MACRO_UNDEF,
+    D_MACRO_OFLOW,
+    D_MACRO_UNUSED,
+    D_PDESC_ZERO,
+    D_PDESC_INVAL,
+    D_PRED_SCALAR,
+    D_OP_INT,
+    D_OP_SCALAR,
+    D_OP_ARITH,
+    D_OP_WRITE,
+    D_OP_LVAL,
+    D_OP_INCOMPAT,
+    D_OP_VFPTR,
+    D_OP_ACT,
+    D_OP_PTR,
+    D_OP_STRUCT,
+    D_OP_SOU,
+    D_OP_ARRFUN,
+    D_OP_LOGICAL,
+    D_DIV_ZERO,
+    D_CG_EXPR,
+    D_CG_DYN,
+    D_DECL_TYPERED,
+    D_DECL_IDRED,
+    D_DECL_LOCASSC,
+    D_DECL_VOIDOBJ,
+    D_DECL_ARRVA,
+    D_DECL_USELESS,
+    D_DECL_CHARATTR,
+    D_DECL_INCOMPLETE,
+    D_TYPE_ERR,
+    D_TYPE_MEMBER,
+    D_TYPE_REDEF,
+    D_UNKNOWN_TYPE,
+    D_VAR_UNSUP,
+    D_ASSC_ARGS,
+    D_ASSC_PROTO,
+    D_ASSC_TYPE,
+    D_ARR_BADREF,
+    D_ARR_LOCAL,
+    D_PROTO_LEN,
+    D_PROTO_ARG,
+    D_FUNC_UNDEF,
+    D_FUNC_IDENT,
+    D_FUNC_IDKIND,
+    D_AGG_FUNC,
+    D_AGG_SCALAR,
+    D_AGG_REDEF,
+    D_AGG_MDIM,
+    D_AGG_NULL,
+    D_PRINTF_ARG_FMT,
+    D_PRINTF_ARG_TYPE,
+    D_PRINTF_ARG_EXTRA,
+    D_PRINTF_ARG_PROTO,
+    D_PRINTF_DYN_PROTO,
+    D_PRINTF_DYN_TYPE,
+    D_PRINTF_AGG_CONV,
+    D_PRINTF_FMT_EMPTY,
+    D_PRINTA_PROTO,
+    D_PRINTA_AGGARG,
+    D_PRINTA_AGGPROTO,
+    D_TRACE_VOID,
+    D_TRACE_DYN,
+    D_EXIT_SPEC,
+    D_QUANT_PROTO,
+    D_LQUANT_BASETYPE,
+    D_LQUANT_BASEVAL,
+    D_LQUANT_LIMTYPE,
+    D_LQUANT_LIMVAL,
+    D_LQUANT_MISMATCH,
+    D_LQUANT_STEPTYPE,
+    D_LQUANT_STEPVAL,
+    D_LQUANT_STEPLARGE,
+    D_LQUANT_STEPSMALL,
+    D_LLQUANT_FACTORTYPE,
+    D_LLQUANT_FACTORVAL,
+    D_LLQUANT_FACTORNSTEPS,
+    D_LLQUANT_FACTOREVEN,
+    D_LLQUANT_FACTORSMALL,
+    D_LLQUANT_LOWTYPE,
+    D_LLQUANT_LOWVAL,
+    D_LLQUANT_HIGHTYPE,
+    D_LLQUANT_HIGHVAL,
+    D_LLQUANT_NSTEPTYPE,
+    D_LLQUANT_NSTEPVAL,
+    D_LLQUANT_NSTEPMATCH,
+    D_LLQUANT_MAGRANGE,
+    D_PRAGMA_MALFORM,
+    D_PRAGMA_INVAL,
+    D_PRAGMA_UNUSED,
+    D_PRAGMA_OPTSET,
+    D_PRAGMA_SCOPE,
+    D_ACT_SPEC,
+    D_STRINGOF_TYPE,
+    D_ADDROF_VAR,
+    D_ADDROF_BITFIELD,
+    D_DEREF_NONPTR,
+    D_DEREF_VOID,
+    D_CAST_INVAL,
+    D_SIZEOF_TYPE,
+    D_SIZEOF_BITFIELD,
+    D_OFFSETOF_TYPE,
+    D_XLATE_NONE,
+    D_XLATE_REDECL,
+    D_XLATE_SOU,
+    D_XLATE_MEMB,
+    D_IF_SCALAR,
+    D_COMM_COMM,
+    D_COMM_DREC,
+    D_ACT_NO_REC,
+}
+
+impl fmt::Display for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A compile-time diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub tag: Tag,
+    /// Primary span; `None` for errors that have no place in the source
+    /// (for example a probe description given on the command line that matched nothing).
+    pub span: Option<Span>,
+    pub message: String,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn new(tag: Tag, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            tag,
+            span: Some(span),
+            message: message.into(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn spanless(tag: Tag, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            tag,
+            span: None,
+            message: message.into(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+}
+
+/// Render options for [`render_dtrace`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RenderOptions {
+    /// `-xerrtags`: prefix the message with `[D_TAG] `.
+    pub errtags: bool,
+}
+
+/// dtrace(1)'s exact form, without the trailing newline:
+/// `dtrace: failed to compile script F: line N: message` for `-s`,
+/// `dtrace: invalid probe specifier TEXT: message` for `-n`.
+pub fn render_dtrace(map: &SourceMap, d: &Diagnostic, opts: RenderOptions) -> String {
+    let tag = if opts.errtags {
+        format!("[{}] ", d.tag.name())
+    } else {
+        String::new()
+    };
+    let file = d.span.and_then(|s| map.get(s.source).map(|f| (s, f)));
+    match file {
+        Some((span, f)) => {
+            let (line, _) = f.line_col(span.lo);
+            match &f.kind {
+                SourceKind::Script { path } => format!(
+                    "dtrace: failed to compile script {}: {}line {}: {}",
+                    path, tag, line, d.message
+                ),
+                SourceKind::ProbeSpecifier => format!(
+                    "dtrace: invalid probe specifier {}: {}{}",
+                    f.text, tag, d.message
+                ),
+                SourceKind::Library { name } => format!(
+                    "dtrace: failed to compile library {}: {}line {}: {}",
+                    name, tag, line, d.message
+                ),
+            }
+        }
+        None => format!("dtrace: {}{}", tag, d.message),
+    }
+}
+
+/// The rich form: `file:line:col: error[D_TAG]: message`, the source line and a caret.
+pub fn render_rich(map: &SourceMap, d: &Diagnostic) -> String {
+    let mut out = String::new();
+    let Some(span) = d.span else {
+        out.push_str(&format!("error[{}]: {}\n", d.tag, d.message));
+        return out;
+    };
+    let Some(f) = map.get(span.source) else {
+        out.push_str(&format!("error[{}]: {}\n", d.tag, d.message));
+        return out;
+    };
+    let (line, col) = f.line_col(span.lo);
+    let name = match &f.kind {
+        SourceKind::Script { path } => path.clone(),
+        SourceKind::ProbeSpecifier => "<command line>".to_string(),
+        SourceKind::Library { name } => name.clone(),
+    };
+    out.push_str(&format!(
+        "{}:{}:{}: error[{}]: {}\n",
+        name, line, col, d.tag, d.message
+    ));
+    let text = f.line_text(line);
+    let width = ((span.hi.saturating_sub(span.lo)) as usize).clamp(1, text.len().max(1));
+    out.push_str(&format!("  | {}\n", text));
+    out.push_str(&format!(
+        "  | {}{}\n",
+        " ".repeat(col.saturating_sub(1) as usize),
+        "^".repeat(width)
+    ));
+    for n in &d.notes {
+        out.push_str(&format!("  = note: {}\n", n));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::span::SourceKind;
+
+    #[test]
+    fn script_and_specifier_forms() {
+        let mut map = SourceMap::new();
+        let s = map.add(
+            SourceKind::Script {
+                path: "foo.d".into(),
+            },
+            "BEGIN\n{\n  x = \"a\" + 1;\n}\n".into(),
+        );
+        let d = Diagnostic::new(
+            Tag::D_OP_ARITH,
+            Span::new(s, 15, 22),
+            "operator + is not valid with operand of type string",
+        );
+        assert_eq!(
+            render_dtrace(&map, &d, RenderOptions::default()),
+            "dtrace: failed to compile script foo.d: line 3: operator + is not valid with operand of type string"
+        );
+        assert_eq!(
+            render_dtrace(&map, &d, RenderOptions { errtags: true }),
+            "dtrace: failed to compile script foo.d: [D_OP_ARITH] line 3: operator + is not valid with operand of type string"
+        );
+        let n = map.add(SourceKind::ProbeSpecifier, "BEGIN { x = }".into());
+        let d = Diagnostic::new(Tag::D_SYNTAX, Span::new(n, 12, 13), "syntax error near \"}\"");
+        assert_eq!(
+            render_dtrace(&map, &d, RenderOptions::default()),
+            "dtrace: invalid probe specifier BEGIN { x = }: syntax error near \"}\""
+        );
+        let rich = render_rich(&map, &d);
+        assert!(rich.contains("<command line>:1:13: error[D_SYNTAX]"));
+        assert!(rich.contains("  | BEGIN { x = }\n  |             ^\n"));
+    }
+}

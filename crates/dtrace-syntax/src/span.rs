@@ -1,0 +1,133 @@
+//! Source files and byte spans.
+//!
+//! Every AST node carries a [`Span`]; diagnostics point at spans and are rendered
+//! only at the edge (the CLI), where the [`SourceMap`] turns them into line numbers.
+
+/// Index of a source file in a [`SourceMap`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct SourceId(pub u32);
+
+/// A half-open byte range `[lo, hi)` in one source file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    pub source: SourceId,
+    pub lo: u32,
+    pub hi: u32,
+}
+
+impl Span {
+    pub fn new(source: SourceId, lo: u32, hi: u32) -> Span {
+        Span { source, lo, hi }
+    }
+
+    /// The smallest span covering both `self` and `other` (same source assumed).
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            source: self.source,
+            lo: self.lo.min(other.lo),
+            hi: self.hi.max(other.hi),
+        }
+    }
+}
+
+/// How a source was given to dtrace(1); decides the wording of compile errors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceKind {
+    /// `-s file`: errors read `failed to compile script FILE: line N: ...`.
+    Script { path: String },
+    /// `-n desc` (or `-P/-m/-f/-i`): errors read `invalid probe specifier DESC: ...`.
+    ProbeSpecifier,
+    /// A D library compiled in by the tool itself.
+    Library { name: String },
+}
+
+/// One source text.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub kind: SourceKind,
+    pub text: String,
+    line_starts: Vec<u32>,
+}
+
+impl SourceFile {
+    pub fn new(kind: SourceKind, text: String) -> SourceFile {
+        let mut line_starts = vec![0u32];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push((i + 1) as u32);
+            }
+        }
+        SourceFile {
+            kind,
+            text,
+            line_starts,
+        }
+    }
+
+    /// 1-based line and column of a byte offset.
+    pub fn line_col(&self, offset: u32) -> (u32, u32) {
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let start = self.line_starts.get(line).copied().unwrap_or(0);
+        (line as u32 + 1, offset.saturating_sub(start) + 1)
+    }
+
+    /// The text of 1-based line `line`, without its newline.
+    pub fn line_text(&self, line: u32) -> &str {
+        let idx = line.saturating_sub(1) as usize;
+        let start = self.line_starts.get(idx).copied().unwrap_or(0) as usize;
+        let end = self
+            .line_starts
+            .get(idx + 1)
+            .map(|e| (*e as usize).saturating_sub(1))
+            .unwrap_or(self.text.len());
+        self.text.get(start..end.max(start)).unwrap_or("")
+    }
+}
+
+/// All sources of one compilation.
+#[derive(Debug, Clone, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    pub fn add(&mut self, kind: SourceKind, text: String) -> SourceId {
+        self.files.push(SourceFile::new(kind, text));
+        SourceId(self.files.len() as u32 - 1)
+    }
+
+    pub fn get(&self, id: SourceId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize)
+    }
+
+    /// The text covered by a span ("" if out of range).
+    pub fn snippet(&self, span: Span) -> &str {
+        self.get(span.source)
+            .and_then(|f| f.text.get(span.lo as usize..span.hi as usize))
+            .unwrap_or("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column() {
+        let f = SourceFile::new(SourceKind::ProbeSpecifier, "ab\ncd\n\nx".into());
+        assert_eq!(f.line_col(0), (1, 1));
+        assert_eq!(f.line_col(1), (1, 2));
+        assert_eq!(f.line_col(3), (2, 1));
+        assert_eq!(f.line_col(7), (4, 1));
+        assert_eq!(f.line_text(2), "cd");
+        assert_eq!(f.line_text(3), "");
+        assert_eq!(f.line_text(4), "x");
+    }
+}
