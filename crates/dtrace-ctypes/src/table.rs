@@ -1,0 +1,283 @@
+//! The C type table: D's built-in types, user declarations and (lazily) kernel BTF,
+//! all as [`TypeId`]s into one [`TypeTable`].
+//!
+//! Architecture invariant: a `TypeId` is only meaningful with the table that made it;
+//! types are never removed, so ids stay valid for the table's life.
+
+use std::collections::HashMap;
+
+/// Index of a type in a [`TypeTable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeId(pub u32);
+
+/// An aggregate member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    pub name: String,
+    pub ty: TypeId,
+    /// Offset from the start of the aggregate, in bits.
+    pub bit_offset: u64,
+    /// Bitfield width in bits; 0 when not a bitfield.
+    pub bit_size: u32,
+}
+
+/// One enumerator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Enumerator {
+    pub name: String,
+    pub value: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypeKind {
+    Void,
+    /// A C integer type; `name` is its canonical spelling (`unsigned long`).
+    Int {
+        name: String,
+        size: u32,
+        signed: bool,
+    },
+    /// Floating types exist in kernel BTF; D can carry but not compute with them.
+    Float { name: String, size: u32 },
+    /// D's `string`: NUL-terminated, stored in `strsize` bytes.
+    String,
+    Pointer { target: TypeId },
+    Array { elem: TypeId, len: u64 },
+    Struct {
+        name: Option<String>,
+        size: u64,
+        members: Vec<Member>,
+    },
+    Union {
+        name: Option<String>,
+        size: u64,
+        members: Vec<Member>,
+    },
+    Enum {
+        name: Option<String>,
+        size: u32,
+        values: Vec<Enumerator>,
+    },
+    /// `struct name;` not (yet) defined.
+    Forward { name: String, is_union: bool },
+    Typedef { name: String, target: TypeId },
+    Function {
+        ret: TypeId,
+        params: Vec<TypeId>,
+        varargs: bool,
+    },
+    /// `const`/`volatile`/`restrict` wrappers, as BTF has them.
+    Qualified { qualifier: Qualifier, target: TypeId },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Qualifier {
+    Const,
+    Volatile,
+    Restrict,
+}
+
+/// Which module a type came from: `D` (built-ins and user declarations), or a kernel
+/// module's BTF (`vmlinux`, ...). Backquote scoping (``vmlinux`task_struct``) uses it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Module(pub String);
+
+/// The type table. Name lookup follows C's namespaces: ordinary names (typedefs and
+/// base types) and tags (`struct`/`union`/`enum`).
+#[derive(Debug, Clone, Default)]
+pub struct TypeTable {
+    kinds: Vec<TypeKind>,
+    names: HashMap<String, TypeId>,
+    tags: HashMap<String, TypeId>,
+    pointers: HashMap<TypeId, TypeId>,
+}
+
+impl TypeTable {
+    /// A table holding D's built-in types with LP64 sizes.
+    pub fn with_builtins() -> TypeTable {
+        let mut t = TypeTable::default();
+        t.kinds.push(TypeKind::Void);
+        t.names.insert("void".into(), TypeId(0));
+        let ints: &[(&str, u32, bool)] = &[
+            ("char", 1, true),
+            ("signed char", 1, true),
+            ("unsigned char", 1, false),
+            ("short", 2, true),
+            ("unsigned short", 2, false),
+            ("int", 4, true),
+            ("unsigned int", 4, false),
+            ("long", 8, true),
+            ("unsigned long", 8, false),
+            ("long long", 8, true),
+            ("unsigned long long", 8, false),
+            ("_Bool", 1, false),
+        ];
+        for (name, size, signed) in ints {
+            let id = t.add(TypeKind::Int {
+                name: (*name).to_string(),
+                size: *size,
+                signed: *signed,
+            });
+            t.names.insert((*name).to_string(), id);
+        }
+        let s = t.add(TypeKind::String);
+        t.names.insert("string".into(), s);
+        let fixed: &[(&str, &str)] = &[
+            ("int8_t", "signed char"),
+            ("int16_t", "short"),
+            ("int32_t", "int"),
+            ("int64_t", "long long"),
+            ("uint8_t", "unsigned char"),
+            ("uint16_t", "unsigned short"),
+            ("uint32_t", "unsigned int"),
+            ("uint64_t", "unsigned long long"),
+            ("intptr_t", "long"),
+            ("uintptr_t", "unsigned long"),
+            ("size_t", "unsigned long"),
+            ("ssize_t", "long"),
+        ];
+        for (name, target) in fixed {
+            if let Some(target) = t.names.get(*target).copied() {
+                let id = t.add(TypeKind::Typedef {
+                    name: (*name).to_string(),
+                    target,
+                });
+                t.names.insert((*name).to_string(), id);
+            }
+        }
+        t
+    }
+
+    /// Add a type; returns its id. Does not register a name (see [`TypeTable::bind`]).
+    pub fn add(&mut self, kind: TypeKind) -> TypeId {
+        self.kinds.push(kind);
+        TypeId(self.kinds.len() as u32 - 1)
+    }
+
+    /// Make `name` an ordinary name (typedef or base type) for `id`.
+    pub fn bind(&mut self, name: &str, id: TypeId) {
+        self.names.insert(name.to_string(), id);
+    }
+
+    /// Make `tag` a struct/union/enum tag for `id`, keyed as `struct tag` etc.
+    pub fn bind_tag(&mut self, keyword: &str, tag: &str, id: TypeId) {
+        self.tags.insert(format!("{keyword} {tag}"), id);
+    }
+
+    pub fn kind(&self, id: TypeId) -> &TypeKind {
+        self.kinds.get(id.0 as usize).unwrap_or(&TypeKind::Void)
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<TypeId> {
+        self.names.get(name).copied()
+    }
+
+    /// `keyword` is `struct`, `union` or `enum`.
+    pub fn lookup_tag(&self, keyword: &str, tag: &str) -> Option<TypeId> {
+        self.tags.get(&format!("{keyword} {tag}")).copied()
+    }
+
+    /// Whether `name` names a type (for typedef-aware parsing).
+    pub fn is_type_name(&self, name: &str) -> bool {
+        self.names.contains_key(name)
+    }
+
+    /// The pointer type to `target` (interned).
+    pub fn pointer_to(&mut self, target: TypeId) -> TypeId {
+        if let Some(p) = self.pointers.get(&target) {
+            return *p;
+        }
+        let p = self.add(TypeKind::Pointer { target });
+        self.pointers.insert(target, p);
+        p
+    }
+
+    /// Strip typedefs and qualifiers.
+    pub fn resolve(&self, mut id: TypeId) -> TypeId {
+        for _ in 0..64 {
+            match self.kind(id) {
+                TypeKind::Typedef { target, .. } | TypeKind::Qualified { target, .. } => {
+                    id = *target
+                }
+                _ => return id,
+            }
+        }
+        id
+    }
+
+    /// Size in bytes (`string` is `strsize`, given by the caller's options).
+    pub fn size_of(&self, id: TypeId, strsize: u64) -> u64 {
+        match self.kind(self.resolve(id)) {
+            TypeKind::Void | TypeKind::Function { .. } | TypeKind::Forward { .. } => 0,
+            TypeKind::Int { size, .. } | TypeKind::Float { size, .. } => *size as u64,
+            TypeKind::Enum { size, .. } => *size as u64,
+            TypeKind::String => strsize,
+            TypeKind::Pointer { .. } => 8,
+            TypeKind::Array { elem, len } => self.size_of(*elem, strsize).saturating_mul(*len),
+            TypeKind::Struct { size, .. } | TypeKind::Union { size, .. } => *size,
+            TypeKind::Typedef { .. } | TypeKind::Qualified { .. } => 0,
+        }
+    }
+
+    /// The C spelling of a type, as dtrace(1) prints it in messages (`char *`, `struct foo`).
+    pub fn name_of(&self, id: TypeId) -> String {
+        match self.kind(id) {
+            TypeKind::Void => "void".into(),
+            TypeKind::Int { name, .. } | TypeKind::Float { name, .. } => name.clone(),
+            TypeKind::String => "string".into(),
+            TypeKind::Pointer { target } => {
+                let inner = self.name_of(*target);
+                if inner.ends_with('*') {
+                    format!("{inner}*")
+                } else {
+                    format!("{inner} *")
+                }
+            }
+            TypeKind::Array { elem, len } => format!("{} [{}]", self.name_of(*elem), len),
+            TypeKind::Struct { name, .. } => format!("struct {}", name.as_deref().unwrap_or("")),
+            TypeKind::Union { name, .. } => format!("union {}", name.as_deref().unwrap_or("")),
+            TypeKind::Enum { name, .. } => format!("enum {}", name.as_deref().unwrap_or("")),
+            TypeKind::Forward { name, is_union } => {
+                format!("{} {}", if *is_union { "union" } else { "struct" }, name)
+            }
+            TypeKind::Typedef { name, .. } => name.clone(),
+            TypeKind::Function { ret, .. } => format!("{} ()", self.name_of(*ret)),
+            TypeKind::Qualified { qualifier, target } => {
+                let q = match qualifier {
+                    Qualifier::Const => "const",
+                    Qualifier::Volatile => "volatile",
+                    Qualifier::Restrict => "restrict",
+                };
+                format!("{} {}", q, self.name_of(*target))
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_have_lp64_sizes() {
+        let mut t = TypeTable::with_builtins();
+        let long = t.lookup("long").unwrap();
+        assert_eq!(t.size_of(long, 256), 8);
+        let u32_ = t.lookup("uint32_t").unwrap();
+        assert_eq!(t.size_of(u32_, 256), 4);
+        assert_eq!(t.name_of(u32_), "uint32_t");
+        let ch = t.lookup("char").unwrap();
+        let p = t.pointer_to(ch);
+        assert_eq!(t.pointer_to(ch), p);
+        assert_eq!(t.name_of(p), "char *");
+        assert_eq!(t.size_of(t.lookup("string").unwrap(), 256), 256);
+    }
+}
