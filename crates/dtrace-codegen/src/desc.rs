@@ -45,12 +45,14 @@ impl RecordHeader {
 /// (divide-by-zero, invalid address, ...), after which ERROR clauses run.
 /// Layout after the header: `epid` u32 @16 (the faulting enabled probe), `action` u32 @20
 /// (1-based action index within the clause), `kind` u32 @24 ([`FaultKind`] as u32),
-/// `pad` u32 @28, `addr` u64 @32. Total 40 bytes.
+/// `pc` u32 @28 (instruction offset of the fault within the clause, printed as dtrace(1)'s
+/// "DIF offset"), `addr` u64 @32. Total 40 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FaultRecord {
     pub epid: u32,
     pub action: u32,
     pub kind: FaultKind,
+    pub pc: u32,
     pub addr: u64,
 }
 
@@ -65,6 +67,7 @@ impl FaultRecord {
             epid: w(16)?,
             action: w(20)?,
             kind: FaultKind::from_u32(w(24)?),
+            pc: w(28)?,
             addr: u64::from_ne_bytes(bytes.get(32..40)?.try_into().ok()?),
         })
     }
