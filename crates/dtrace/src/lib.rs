@@ -12,7 +12,10 @@ pub mod source;
 pub use options::{OptError, Options};
 pub use source::{ProbeSpecKind, Source};
 
+use std::collections::HashMap;
 use std::io::Write;
+use std::os::fd::RawFd;
+use std::time::Duration;
 
 /// Errors opening the tracing subsystem.
 #[derive(Debug)]
@@ -71,4 +74,109 @@ pub struct ProbeListing {
     pub module: String,
     pub function: String,
     pub name: String,
+}
+
+/// A DTrace handle (libdtrace's `dtrace_hdl_t`): options plus the programs compiled so far.
+pub struct Dtrace {
+    options: Options,
+}
+
+impl Dtrace {
+    /// Open the tracing subsystem: probe kernel features once.
+    /// `need_kernel == false` (for `-l`, `-e`) does not require BPF privileges.
+    pub fn open(need_kernel: bool) -> Result<Dtrace, OpenError> {
+        let _ = need_kernel;
+        Ok(Dtrace {
+            options: Options::default(),
+        })
+    }
+
+    /// `-x name[=value]` and `#pragma D option`.
+    pub fn set_opt(&mut self, name: &str, value: Option<&str>) -> Result<(), OptError> {
+        let _ = (name, value);
+        Err(OptError("not integrated yet".into()))
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Compile one source; programs accumulate in the handle.
+    /// `macro_args` are `$0..$n`; `macro_vars` hold `target`, `pid`, ... as decimal text.
+    pub fn compile(
+        &mut self,
+        source: &Source,
+        macro_args: &[String],
+        macro_vars: &HashMap<String, String>,
+    ) -> Result<ProgramInfo, CompileError> {
+        let _ = (source, macro_args, macro_vars);
+        Err(CompileError {
+            message: "dtrace: not integrated yet".into(),
+            rich: String::new(),
+        })
+    }
+
+    /// `dtrace -l`: the probes matching `source`'s descriptions (all probes if `None`).
+    pub fn list(&mut self, source: Option<&Source>) -> Result<Vec<ProbeListing>, CompileError> {
+        let _ = source;
+        Ok(Vec::new())
+    }
+
+    /// `-S`: disassembly of every compiled program.
+    pub fn disassemble(&self) -> String {
+        String::new()
+    }
+
+    /// Load maps and programs into the kernel; nothing fires until `Session::go`.
+    pub fn exec(self) -> Result<Session, ExecError> {
+        Err(ExecError {
+            message: "dtrace: not integrated yet".into(),
+            detail: None,
+        })
+    }
+}
+
+/// A running tracing session. Dropping it detaches every probe.
+pub struct Session {
+    _private: (),
+}
+
+impl Session {
+    /// Also wake `work` when `fd` becomes readable (e.g. the CLI's signalfd).
+    pub fn add_wake_fd(&mut self, fd: RawFd) -> Result<(), ExecError> {
+        let _ = fd;
+        Ok(())
+    }
+
+    /// Fire BEGIN (in this process's context), consume its output, then attach all
+    /// other probes. Returns `Done` if BEGIN called exit().
+    pub fn go(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<WorkStatus, ExecError> {
+        let _ = (out, err);
+        Ok(WorkStatus::Done)
+    }
+
+    /// Wait up to `timeout` (the CLI passes 1/switchrate) for records or a wake fd,
+    /// then consume what is buffered and report drops.
+    pub fn work(
+        &mut self,
+        timeout: Duration,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<WorkStatus, ExecError> {
+        let _ = (timeout, out, err);
+        Ok(WorkStatus::Done)
+    }
+
+    /// Stop tracing: detach every probe, fire END, drain the buffers.
+    pub fn stop(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), ExecError> {
+        let _ = (out, err);
+        Ok(())
+    }
+
+    /// Print the aggregations not yet printed (dtrace(1)'s end-of-run output) and
+    /// return the status passed to exit() (0 if none).
+    pub fn finish(self, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, ExecError> {
+        let _ = (out, err);
+        Ok(0)
+    }
 }
