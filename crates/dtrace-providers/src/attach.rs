@@ -1,0 +1,1 @@
+//! Attaching loaded programs (filled in with the kernel layer).

@@ -1,0 +1,37 @@
+//! The `dtrace` provider: BEGIN, END and ERROR.
+
+use crate::{Provider, ProbeTemplate};
+use dtrace_sema::ProbeKind;
+
+pub struct DtraceProvider;
+
+impl Provider for DtraceProvider {
+    fn name(&self) -> &'static str {
+        "dtrace"
+    }
+
+    fn list(&self) -> Vec<ProbeTemplate> {
+        let mk = |name: &str, kind| ProbeTemplate {
+            module: String::new(),
+            function: String::new(),
+            name: name.to_string(),
+            kind,
+            arg_types: Vec::new(),
+        };
+        let mut error = mk("ERROR", ProbeKind::Error);
+        // arg1: EPID, arg2: clause index, arg3: action index, arg4: fault, arg5: address.
+        error.arg_types = vec![
+            "uint64_t".into(),
+            "uint64_t".into(),
+            "uint64_t".into(),
+            "uint64_t".into(),
+            "uint64_t".into(),
+            "uint64_t".into(),
+        ];
+        vec![
+            mk("BEGIN", ProbeKind::Begin),
+            mk("END", ProbeKind::End),
+            error,
+        ]
+    }
+}

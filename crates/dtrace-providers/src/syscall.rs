@@ -1,0 +1,36 @@
+//! The `syscall` provider: `syscall:vmlinux:<name>:entry` and `:return` for every
+//! system call, all served by the raw tracepoints `sys_enter`/`sys_exit` with the
+//! syscall number tested in BPF (per-syscall tracepoints cost ~70 ms each to detach).
+
+use crate::syscalls_x86_64::SYSCALLS_X86_64;
+use crate::{ProbeTemplate, Provider};
+use dtrace_sema::ProbeKind;
+
+pub struct SyscallProvider;
+
+impl Provider for SyscallProvider {
+    fn name(&self) -> &'static str {
+        "syscall"
+    }
+
+    fn list(&self) -> Vec<ProbeTemplate> {
+        let mut v = Vec::with_capacity(SYSCALLS_X86_64.len() * 2);
+        for &(nr, name) in SYSCALLS_X86_64 {
+            v.push(ProbeTemplate {
+                module: "vmlinux".into(),
+                function: name.into(),
+                name: "entry".into(),
+                kind: ProbeKind::SyscallEntry { nr },
+                arg_types: vec!["uint64_t".into(); 6],
+            });
+            v.push(ProbeTemplate {
+                module: "vmlinux".into(),
+                function: name.into(),
+                name: "return".into(),
+                kind: ProbeKind::SyscallReturn { nr },
+                arg_types: vec!["int64_t".into(), "int64_t".into()],
+            });
+        }
+        v
+    }
+}

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# The whole test suite. As root with eBPF, the real-kernel tests run; set
+# DTRACE_REQUIRE_BPF=1 to make them fail instead of skip when eBPF is unavailable.
+set -euo pipefail
+cd "$(dirname "$0")"
+cargo test --workspace
