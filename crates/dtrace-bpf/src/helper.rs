@@ -327,7 +327,10 @@ mod tests {
             (SEND_SIGNAL_THREAD, "send_signal_thread"),
             (JIFFIES64, "jiffies64"),
             (GET_NS_CURRENT_PID_TGID, "get_ns_current_pid_tgid"),
-            (GET_CURRENT_ANCESTOR_CGROUP_ID, "get_current_ancestor_cgroup_id"),
+            (
+                GET_CURRENT_ANCESTOR_CGROUP_ID,
+                "get_current_ancestor_cgroup_id",
+            ),
             (KTIME_GET_BOOT_NS, "ktime_get_boot_ns"),
             (RINGBUF_OUTPUT, "ringbuf_output"),
             (RINGBUF_RESERVE, "ringbuf_reserve"),

@@ -1,6 +1,15 @@
 //! The eBPF instruction set: instructions, named constructors, encoding and the
 //! disassembler behind `dtrace -S`. No kernel calls and no knowledge of D.
+//!
+//! Architecture invariant: this crate is pure. It builds and inspects instruction
+//! slots; loading them is `dtrace-sys`'s job.
 
+pub mod disasm;
+pub mod helper;
 pub mod insn;
+pub mod opcode;
 
-pub use insn::{encode_all, Insn, Reg};
+pub use disasm::{disassemble, disassemble_with, mnemonic, MapRef};
+pub use insn::{
+    decode_all, encode_all, subprog_starts, uses_callbacks, AluOp, AtomicOp, Insn, JmpOp, Reg, Size,
+};

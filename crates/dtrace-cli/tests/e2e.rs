@@ -51,7 +51,7 @@ fn parse_case(text: &str) -> Result<Case, String> {
         ..Case::default()
     };
     let mut cur: Option<(&str, Vec<&str>)> = None;
-    let mut finish = |case: &mut Case, key: &str, lines: Vec<&str>| -> Result<(), String> {
+    let finish = |case: &mut Case, key: &str, lines: Vec<&str>| -> Result<(), String> {
         let block: String = lines.iter().map(|l| format!("{l}\n")).collect();
         match key {
             "stdout:" => case.stdout = Some(block),
@@ -161,12 +161,16 @@ fn run_case(case: &Case, triggers: &Path) -> Result<(), String> {
     }
     if let Some(want) = &case.stdout {
         if &stdout != want {
-            errs.push(format!("stdout differs:\n--- want\n{want}--- got\n{stdout}---"));
+            errs.push(format!(
+                "stdout differs:\n--- want\n{want}--- got\n{stdout}---"
+            ));
         }
     }
     if let Some(want) = &case.stderr {
         if &stderr != want {
-            errs.push(format!("stderr differs:\n--- want\n{want}--- got\n{stderr}---"));
+            errs.push(format!(
+                "stderr differs:\n--- want\n{want}--- got\n{stderr}---"
+            ));
         }
     }
     for (name, res, got) in [
@@ -192,7 +196,8 @@ fn match_lines(res: &[String], got: &str) -> Result<(), String> {
         return Err(format!("{} lines, want {}", lines.len(), res.len()));
     }
     for (i, (re, line)) in res.iter().zip(lines).enumerate() {
-        let re = regex::Regex::new(&format!("^(?:{re})$")).map_err(|e| format!("bad regex: {e}"))?;
+        let re =
+            regex::Regex::new(&format!("^(?:{re})$")).map_err(|e| format!("bad regex: {e}"))?;
         if !re.is_match(line) {
             return Err(format!("line {}: {line:?} does not match {re}", i + 1));
         }
@@ -217,7 +222,11 @@ fn e2e_cases() {
     let mut failures = Vec::new();
     let mut ran = 0;
     for f in files {
-        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        let name = f
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
         if !name.ends_with(".t") || !name.contains(&filter) {
             continue;
         }

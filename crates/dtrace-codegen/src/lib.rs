@@ -1,4 +1,160 @@
 //! Code generation: typed D program -> BPF clause objects, record layouts,
 //! map specifications and per-provider trampolines, linked into loadable programs.
+//!
+//! Shape of every program: a trampoline main function, one BPF-to-BPF subprogram per
+//! clause that applies to the program's probes, and an ERROR subprogram. Clause
+//! subprograms take the per-CPU DTrace context (dctx) in r1 and return 0, or 1 when
+//! they faulted (the trampoline then calls the ERROR subprogram and goes on).
+//!
+//! Architecture invariant: `compile` never fails on a program sema accepted.
+//!
+//! ## Runtime contract
+//! 1. Create every [`MapSpec`] in order (indices are what instructions refer to),
+//!    write its `initial` entries, freeze it if `freeze`.
+//! 2. Patch each program's [`MapReloc`]s: the first slot's `imm` becomes the map
+//!    fd (`src` is already `BPF_PSEUDO_MAP_FD` / `BPF_PSEUDO_MAP_VALUE`; for
+//!    values the second slot's `imm` already holds the offset).
+//! 3. Write the globals value (`globals_map`, key 0): u64 state at 0 =
+//!    [`layout::STATE_ACTIVE`], u64 realtime-minus-monotonic ns at 8, zeros after.
+//! 4. Load, run [`Attach::Begin`] with `BPF_PROG_TEST_RUN` (ctx: two u64), attach
+//!    the rest. `exit()` writes [`layout::STATE_DRAINING`] and its record is
+//!    submitted with a forced wakeup; then run [`Attach::End`] (it runs in any
+//!    state), drain the ring buffer and read the aggregations.
+//! 5. Drops: `drops_map` is a per-CPU array of 3 u64 (key u32 0..2).
 
+mod action;
+pub mod agg;
+mod asm;
+mod builtins;
+mod clause;
 pub mod desc;
+mod error;
+mod expr;
+mod gen;
+pub mod layout;
+mod link;
+mod record;
+mod strings;
+mod trampoline;
+mod vars;
+
+pub use asm::{MapReloc, RelocKind};
+pub use dtrace_sema::{CompileOptions, KernelOffsets};
+pub use link::{compile, disassemble};
+
+use desc::ProgramDesc;
+use dtrace_bpf::Insn;
+use dtrace_syntax::Span;
+use std::collections::BTreeMap;
+
+/// `BPF_F_RDONLY_PROG`: programs may only read the map.
+pub const BPF_F_RDONLY_PROG: u32 = 1 << 7;
+
+/// Record header flags: bit `i` (for `i < 31`) is set when action `i` of the
+/// clause was executed (actions under an `if` may be skipped; skipped actions'
+/// fields are zero). Bit 31 is set on every record so the consumer can tell the
+/// flags are meaningful.
+pub const RECORD_FLAGS_VALID: u32 = 1 << 31;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapKind {
+    Hash,
+    Array,
+    PercpuHash,
+    PercpuArray,
+    Ringbuf,
+}
+
+/// A map to create before loading the programs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MapSpec {
+    pub name: String,
+    pub kind: MapKind,
+    pub key_size: u32,
+    pub value_size: u32,
+    pub max_entries: u32,
+    pub flags: u32,
+    /// Entries to write before load (string table, syscall tables, probe names).
+    pub initial: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Freeze after writing `initial` (read-only data).
+    pub freeze: bool,
+}
+
+impl MapSpec {
+    pub fn new(
+        name: &str,
+        kind: MapKind,
+        key_size: u32,
+        value_size: u32,
+        max_entries: u32,
+    ) -> MapSpec {
+        let mut n: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        n.truncate(15);
+        MapSpec {
+            name: n,
+            kind,
+            key_size,
+            value_size,
+            max_entries,
+            flags: 0,
+            initial: Vec::new(),
+            freeze: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgType {
+    RawTracepoint,
+    PerfEvent,
+}
+
+/// Where a program is attached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attach {
+    /// Run once with `BPF_PROG_TEST_RUN` when tracing starts.
+    Begin,
+    /// Run once with `BPF_PROG_TEST_RUN` when tracing stops (runs in any state).
+    End,
+    /// A raw tracepoint: `"sys_enter"` or `"sys_exit"`.
+    RawTracepoint(&'static str),
+    /// A cpu-clock perf event: on every CPU (`profile-N`) or one CPU (`tick-N`).
+    CpuClock { period_ns: u64, all_cpus: bool },
+}
+
+/// One loadable program.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BpfProgram {
+    pub name: String,
+    pub prog_type: ProgType,
+    pub attach: Attach,
+    pub insns: Vec<Insn>,
+    pub relocs: Vec<MapReloc>,
+    /// Instruction ranges of each clause subprogram: (range, clause index, clause span).
+    pub clause_ranges: Vec<(std::ops::Range<usize>, u32, Span)>,
+}
+
+/// The output of code generation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompiledProgram {
+    pub desc: ProgramDesc,
+    pub maps: Vec<MapSpec>,
+    pub programs: Vec<BpfProgram>,
+    pub ringbuf_map: usize,
+    /// Per-CPU u64 counters: key 0 ring-buffer drops, 1 aggregation drops,
+    /// 2 dynamic-variable drops.
+    pub drops_map: usize,
+    pub agg_maps: BTreeMap<u32, usize>,
+    /// One-entry array: state word (u64 @0, see [`layout::STATE_ACTIVE`]), realtime
+    /// minus monotonic offset (u64 @8), then global variables.
+    pub globals_map: usize,
+}

@@ -1,1 +1,34 @@
-//! dtrace-consumer
+//! dtrace-consumer: decodes the records and aggregations that compiled D programs
+//! produce, through the descriptions in `dtrace_codegen::desc`, and prints exactly
+//! what dtrace(1) prints.
+//!
+//! Architecture invariant: this crate is pure. It makes no kernel calls; records
+//! arrive as byte slices and aggregation data through the [`AggSource`] trait, so
+//! every output format is tested from synthetic records.
+//!
+//! Code map (names follow libdtrace's files):
+//! - [`value`]: bytes + field description -> [`Value`], bounds-checked;
+//! - [`printf`]: the D printf engine; [`printf_check`]: compile-time format checks;
+//! - [`consume`]: the per-record driver ([`Consumer`]), probe lines, trace, faults,
+//!   drop messages;
+//! - [`aggregate`]: per-CPU merging, sorting and printing of aggregations;
+//! - [`quantize`]: the ASCII distributions;
+//! - [`options`]: consumer options settable with `-x name=value`.
+
+pub mod aggregate;
+pub mod consume;
+pub mod options;
+pub mod printf;
+pub mod printf_check;
+pub mod quantize;
+pub mod value;
+
+pub use aggregate::{AggSource, AggValue};
+pub use consume::{
+    agg_drops_message, drops_message, dynvar_drops_message, errors_message, fault_message,
+    spec_drops_message, spec_failed_message, ConsumeError, Consumer, Control, DynDropKind,
+};
+pub use options::{ConsumerOptions, OptionError};
+pub use printf::Format;
+pub use printf_check::{validate, validate_printa, validate_printf, ArgKind, ArgType, PrintfError};
+pub use value::Value;

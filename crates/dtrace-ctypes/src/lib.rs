@@ -1,6 +1,23 @@
 //! C types for D: the type table with D's built-ins, user declarations, and kernel
 //! types imported from BTF (`/sys/kernel/btf/vmlinux`, modules lazily).
+//!
+//! Code map:
+//! - [`table`]: the [`TypeTable`] core (kinds, names, sizes, module scopes).
+//! - [`btf`]: our BTF reader — validated, compact, indexed by name; no conversion.
+//! - [`kernel`]: [`KernelBtf`] (vmlinux + lazily loaded module split BTF) and the
+//!   on-demand importer behind [`TypeTable::lookup_scoped`].
+//! - [`layout`]: C layout of D-declared structs/unions (x86_64 SysV, GCC bitfields).
+//! - [`query`]: member lookup through anonymous members, alignment, bitfield loads,
+//!   [`offset_of_path`].
 
+pub mod btf;
+pub mod kernel;
+pub mod layout;
+pub mod query;
 pub mod table;
 
+pub use btf::{Btf, BtfError};
+pub use kernel::{KernelBtf, KernelVar};
+pub use layout::{layout_struct, layout_union, Layout, LayoutError};
+pub use query::{offset_of_path, BitField, PathError};
 pub use table::{Enumerator, Member, Module, Qualifier, TypeId, TypeKind, TypeTable};

@@ -6,6 +6,10 @@
 
 use std::collections::HashMap;
 
+/// Bound on recursion through types (arrays of arrays, anonymous members, ...), so a
+/// malformed kernel type graph cannot exhaust the stack.
+pub(crate) const MAX_DEPTH: u32 = 64;
+
 /// Index of a type in a [`TypeTable`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TypeId(pub u32);
@@ -38,11 +42,19 @@ pub enum TypeKind {
         signed: bool,
     },
     /// Floating types exist in kernel BTF; D can carry but not compute with them.
-    Float { name: String, size: u32 },
+    Float {
+        name: String,
+        size: u32,
+    },
     /// D's `string`: NUL-terminated, stored in `strsize` bytes.
     String,
-    Pointer { target: TypeId },
-    Array { elem: TypeId, len: u64 },
+    Pointer {
+        target: TypeId,
+    },
+    Array {
+        elem: TypeId,
+        len: u64,
+    },
     Struct {
         name: Option<String>,
         size: u64,
@@ -59,15 +71,24 @@ pub enum TypeKind {
         values: Vec<Enumerator>,
     },
     /// `struct name;` not (yet) defined.
-    Forward { name: String, is_union: bool },
-    Typedef { name: String, target: TypeId },
+    Forward {
+        name: String,
+        is_union: bool,
+    },
+    Typedef {
+        name: String,
+        target: TypeId,
+    },
     Function {
         ret: TypeId,
         params: Vec<TypeId>,
         varargs: bool,
     },
     /// `const`/`volatile`/`restrict` wrappers, as BTF has them.
-    Qualified { qualifier: Qualifier, target: TypeId },
+    Qualified {
+        qualifier: Qualifier,
+        target: TypeId,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,12 +105,27 @@ pub struct Module(pub String);
 
 /// The type table. Name lookup follows C's namespaces: ordinary names (typedefs and
 /// base types) and tags (`struct`/`union`/`enum`).
+///
+/// Every type belongs to a [`Module`]: `D` for built-ins and declarations made through
+/// [`TypeTable::add`], or the kernel module whose BTF it was imported from. Kernel
+/// names live in per-module scopes reached through [`TypeTable::lookup_scoped`]; the
+/// plain [`TypeTable::lookup`]/[`TypeTable::lookup_tag`] see only the `D` scope.
 #[derive(Debug, Clone, Default)]
 pub struct TypeTable {
     kinds: Vec<TypeKind>,
     names: HashMap<String, TypeId>,
     tags: HashMap<String, TypeId>,
     pointers: HashMap<TypeId, TypeId>,
+    /// Module index (into `modules`) of each type; missing entries are `D` (0).
+    pub(crate) type_module: Vec<u16>,
+    /// Interned module names; index 0 is `D` once anything is scoped.
+    pub(crate) modules: Vec<Module>,
+    /// Enumerators of `D`-scope enums.
+    pub(crate) constants: HashMap<String, (TypeId, i64)>,
+    /// Alignment of aggregates laid out by [`crate::layout`] (overrides inference).
+    pub(crate) aligns: HashMap<TypeId, u64>,
+    /// Kernel BTF (vmlinux and modules), imported from on demand.
+    pub(crate) kernel: Option<Box<crate::kernel::KernelBtf>>,
 }
 
 impl TypeTable {
@@ -149,9 +185,63 @@ impl TypeTable {
     }
 
     /// Add a type; returns its id. Does not register a name (see [`TypeTable::bind`]).
+    /// The type belongs to the `D` module; an enum's enumerators become `D` constants.
     pub fn add(&mut self, kind: TypeKind) -> TypeId {
+        let id = TypeId(self.kinds.len() as u32);
+        if let TypeKind::Enum { values, .. } = &kind {
+            for e in values {
+                self.constants.insert(e.name.clone(), (id, e.value));
+            }
+        }
+        self.push_kind(kind, 0);
+        id
+    }
+
+    fn push_kind(&mut self, kind: TypeKind, module: u16) {
+        // Keep `type_module` parallel to `kinds` even if a kind was pushed directly.
+        self.type_module.resize(self.kinds.len(), 0);
         self.kinds.push(kind);
-        TypeId(self.kinds.len() as u32 - 1)
+        self.type_module.push(module);
+    }
+
+    /// Add a type that belongs to module index `module` (see [`TypeTable::module_index`]).
+    pub(crate) fn add_in(&mut self, kind: TypeKind, module: u16) -> TypeId {
+        let id = TypeId(self.kinds.len() as u32);
+        self.push_kind(kind, module);
+        id
+    }
+
+    /// Replace a type's kind in place (completing a placeholder or a forward).
+    pub(crate) fn set_kind(&mut self, id: TypeId, kind: TypeKind) {
+        if let Some(k) = self.kinds.get_mut(id.0 as usize) {
+            *k = kind;
+        }
+    }
+
+    /// Index of module `name`, interning it.
+    pub(crate) fn module_index(&mut self, name: &str) -> u16 {
+        if self.modules.is_empty() {
+            self.modules.push(Module("D".into()));
+        }
+        if let Some(i) = self.modules.iter().position(|m| m.0 == name) {
+            return i as u16;
+        }
+        self.modules.push(Module(name.to_string()));
+        (self.modules.len() - 1) as u16
+    }
+
+    /// The module `id` belongs to (`D` for built-ins and D declarations).
+    pub fn module_of(&self, id: TypeId) -> Module {
+        let idx = self.type_module.get(id.0 as usize).copied().unwrap_or(0) as usize;
+        match self.modules.get(idx) {
+            Some(m) if idx != 0 => m.clone(),
+            _ => Module("D".into()),
+        }
+    }
+
+    /// A `D`-scope enumerator: its enum type and value.
+    pub fn lookup_constant(&self, name: &str) -> Option<(TypeId, i64)> {
+        self.constants.get(name).copied()
     }
 
     /// Make `name` an ordinary name (typedef or base type) for `id`.
@@ -207,13 +297,22 @@ impl TypeTable {
 
     /// Size in bytes (`string` is `strsize`, given by the caller's options).
     pub fn size_of(&self, id: TypeId, strsize: u64) -> u64 {
+        self.size_of_depth(id, strsize, 0)
+    }
+
+    fn size_of_depth(&self, id: TypeId, strsize: u64, depth: u32) -> u64 {
+        if depth > MAX_DEPTH {
+            return 0;
+        }
         match self.kind(self.resolve(id)) {
             TypeKind::Void | TypeKind::Function { .. } | TypeKind::Forward { .. } => 0,
             TypeKind::Int { size, .. } | TypeKind::Float { size, .. } => *size as u64,
             TypeKind::Enum { size, .. } => *size as u64,
             TypeKind::String => strsize,
             TypeKind::Pointer { .. } => 8,
-            TypeKind::Array { elem, len } => self.size_of(*elem, strsize).saturating_mul(*len),
+            TypeKind::Array { elem, len } => self
+                .size_of_depth(*elem, strsize, depth + 1)
+                .saturating_mul(*len),
             TypeKind::Struct { size, .. } | TypeKind::Union { size, .. } => *size,
             TypeKind::Typedef { .. } | TypeKind::Qualified { .. } => 0,
         }
@@ -221,19 +320,27 @@ impl TypeTable {
 
     /// The C spelling of a type, as dtrace(1) prints it in messages (`char *`, `struct foo`).
     pub fn name_of(&self, id: TypeId) -> String {
+        self.name_of_depth(id, 0)
+    }
+
+    fn name_of_depth(&self, id: TypeId, depth: u32) -> String {
+        if depth > MAX_DEPTH {
+            return "...".into();
+        }
+        let name_of = |t: TypeId| self.name_of_depth(t, depth + 1);
         match self.kind(id) {
             TypeKind::Void => "void".into(),
             TypeKind::Int { name, .. } | TypeKind::Float { name, .. } => name.clone(),
             TypeKind::String => "string".into(),
             TypeKind::Pointer { target } => {
-                let inner = self.name_of(*target);
+                let inner = name_of(*target);
                 if inner.ends_with('*') {
                     format!("{inner}*")
                 } else {
                     format!("{inner} *")
                 }
             }
-            TypeKind::Array { elem, len } => format!("{} [{}]", self.name_of(*elem), len),
+            TypeKind::Array { elem, len } => format!("{} [{}]", name_of(*elem), len),
             TypeKind::Struct { name, .. } => format!("struct {}", name.as_deref().unwrap_or("")),
             TypeKind::Union { name, .. } => format!("union {}", name.as_deref().unwrap_or("")),
             TypeKind::Enum { name, .. } => format!("enum {}", name.as_deref().unwrap_or("")),
@@ -241,14 +348,14 @@ impl TypeTable {
                 format!("{} {}", if *is_union { "union" } else { "struct" }, name)
             }
             TypeKind::Typedef { name, .. } => name.clone(),
-            TypeKind::Function { ret, .. } => format!("{} ()", self.name_of(*ret)),
+            TypeKind::Function { ret, .. } => format!("{} ()", name_of(*ret)),
             TypeKind::Qualified { qualifier, target } => {
                 let q = match qualifier {
                     Qualifier::Const => "const",
                     Qualifier::Volatile => "volatile",
                     Qualifier::Restrict => "restrict",
                 };
-                format!("{} {}", q, self.name_of(*target))
+                format!("{} {}", q, name_of(*target))
             }
         }
     }

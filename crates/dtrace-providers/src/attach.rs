@@ -1,1 +1,69 @@
-//! Attaching loaded programs (filled in with the kernel layer).
+//! Attaching a loaded program where its probes live (the provider "enable" op).
+//!
+//! Every attachment is an owned value; dropping it detaches (links close, perf
+//! events are disabled and closed), so an error part-way leaves nothing attached.
+
+use dtrace_codegen::Attach;
+use dtrace_sys::{cpu, Features, Link, PerfEvent, ProgFd, SysRef};
+
+/// One live attachment.
+#[derive(Debug)]
+pub enum Attachment {
+    RawTracepoint(Link),
+    Perf(Vec<PerfEvent>),
+}
+
+/// Why a program could not be attached, in words for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttachError(pub String);
+
+impl std::fmt::Display for AttachError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Attach `prog` as `attach` says. `Begin`/`End` are not attached (they are run).
+pub fn attach(
+    sys: &SysRef,
+    features: &Features,
+    prog: &ProgFd,
+    attach: &Attach,
+) -> Result<Option<Attachment>, AttachError> {
+    match *attach {
+        Attach::Begin | Attach::End => Ok(None),
+        Attach::RawTracepoint(tp) => {
+            if !features.raw_tp {
+                return Err(AttachError(
+                    "this kernel does not allow BPF programs on raw tracepoints".into(),
+                ));
+            }
+            prog.attach_raw_tp(tp)
+                .map(|l| Some(Attachment::RawTracepoint(l)))
+                .map_err(|e| AttachError(format!("failed to attach to raw tracepoint {tp}: {e}")))
+        }
+        Attach::CpuClock {
+            period_ns,
+            all_cpus,
+        } => {
+            let online = cpu::online_cpus()
+                .map_err(|e| AttachError(format!("cannot read online CPUs: {e}")))?;
+            let cpus: Vec<u32> = if all_cpus {
+                online
+            } else {
+                online.into_iter().take(1).collect()
+            };
+            let mut events = Vec::with_capacity(cpus.len());
+            for c in cpus {
+                let mut ev = PerfEvent::cpu_clock(sys, period_ns, c).map_err(|e| {
+                    AttachError(format!("cannot open cpu-clock event on CPU {c}: {e}"))
+                })?;
+                ev.attach(prog, 0).map_err(|e| {
+                    AttachError(format!("cannot attach to cpu-clock event on CPU {c}: {e}"))
+                })?;
+                events.push(ev);
+            }
+            Ok(Some(Attachment::Perf(events)))
+        }
+    }
+}

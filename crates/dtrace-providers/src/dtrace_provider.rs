@@ -1,6 +1,6 @@
 //! The `dtrace` provider: BEGIN, END and ERROR.
 
-use crate::{Provider, ProbeTemplate};
+use crate::{ProbeTemplate, Provider};
 use dtrace_sema::ProbeKind;
 
 pub struct DtraceProvider;

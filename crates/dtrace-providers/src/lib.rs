@@ -142,12 +142,24 @@ mod tests {
         let before = c.probes().len();
         let t = c.matches(&ProbeDesc::parse("tick-7ms").unwrap());
         assert_eq!(t.len(), 1);
-        assert_eq!(t[0].kind, ProbeKind::Tick { period_ns: 7_000_000 });
+        assert_eq!(
+            t[0].kind,
+            ProbeKind::Tick {
+                period_ns: 7_000_000
+            }
+        );
         assert_eq!(t[0].id as usize, before + 1);
         // Asking again finds the same probe rather than making another.
-        assert_eq!(c.matches(&ProbeDesc::parse("profile:::tick-7ms").unwrap())[0].id, t[0].id);
+        assert_eq!(
+            c.matches(&ProbeDesc::parse("profile:::tick-7ms").unwrap())[0].id,
+            t[0].id
+        );
         assert!(c.matches(&ProbeDesc::parse("tick-*").unwrap()).len() >= 6);
-        assert!(c.matches(&ProbeDesc::parse("nosuch:::probe").unwrap()).is_empty());
-        assert!(c.matches(&ProbeDesc::parse("profile:::tick-1ns").unwrap()).is_empty());
+        assert!(c
+            .matches(&ProbeDesc::parse("nosuch:::probe").unwrap())
+            .is_empty());
+        assert!(c
+            .matches(&ProbeDesc::parse("profile:::tick-1ns").unwrap())
+            .is_empty());
     }
 }

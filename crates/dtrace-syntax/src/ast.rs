@@ -100,10 +100,19 @@ pub enum ExprKind {
     /// `@name` (`@` alone is the anonymous aggregation, name "").
     Agg(String),
     /// `f(args)`: a subroutine, action or aggregating function.
-    Call { func: String, args: Vec<Expr> },
+    Call {
+        func: String,
+        args: Vec<Expr>,
+    },
     /// `base[i, j, ...]`: associative array, aggregation key or C array index.
-    Index { base: Box<Expr>, index: Vec<Expr> },
-    Unary { op: UnOp, expr: Box<Expr> },
+    Index {
+        base: Box<Expr>,
+        index: Vec<Expr>,
+    },
+    Unary {
+        op: UnOp,
+        expr: Box<Expr>,
+    },
     Binary {
         op: BinOp,
         lhs: Box<Expr>,
@@ -126,12 +135,21 @@ pub enum ExprKind {
         name: String,
         arrow: bool,
     },
-    Cast { ty: TypeName, expr: Box<Expr> },
+    Cast {
+        ty: TypeName,
+        expr: Box<Expr>,
+    },
     SizeofType(TypeName),
     SizeofExpr(Box<Expr>),
-    Offsetof { ty: TypeName, member: String },
+    Offsetof {
+        ty: TypeName,
+        member: String,
+    },
     Stringof(Box<Expr>),
-    Xlate { ty: TypeName, expr: Box<Expr> },
+    Xlate {
+        ty: TypeName,
+        expr: Box<Expr>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -210,7 +210,7 @@ pub fn render_dtrace(map: &SourceMap, d: &Diagnostic, opts: RenderOptions) -> St
     let file = d.span.and_then(|s| map.get(s.source).map(|f| (s, f)));
     match file {
         Some((span, f)) => {
-            let (line, _) = f.line_col(span.lo);
+            let line = f.logical_line(span.lo);
             match &f.kind {
                 SourceKind::Script { path } => format!(
                     "dtrace: failed to compile script {}: {}line {}: {}",
@@ -293,7 +293,11 @@ mod tests {
             "dtrace: failed to compile script foo.d: [D_OP_ARITH] line 3: operator + is not valid with operand of type string"
         );
         let n = map.add(SourceKind::ProbeSpecifier, "BEGIN { x = }".into());
-        let d = Diagnostic::new(Tag::D_SYNTAX, Span::new(n, 12, 13), "syntax error near \"}\"");
+        let d = Diagnostic::new(
+            Tag::D_SYNTAX,
+            Span::new(n, 12, 13),
+            "syntax error near \"}\"",
+        );
         assert_eq!(
             render_dtrace(&map, &d, RenderOptions::default()),
             "dtrace: invalid probe specifier BEGIN { x = }: syntax error near \"}\""

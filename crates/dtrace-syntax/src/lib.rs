@@ -2,10 +2,22 @@
 //!
 //! Architecture invariant: parsing never panics; on bad input it returns a
 //! [`Diagnostic`] carrying a span and a `D_*` tag.
+//!
+//! Code map: `token.rs` (token kinds) -> `lexer.rs` (modal lexer; `literal.rs`
+//! decodes constants, `macros.rs` substitutes `$1`/`$target`) -> `parser/`
+//! (recursive descent) -> `ast.rs`. `dump.rs` prints an AST as S-expressions.
 
 pub mod ast;
 pub mod diag;
+pub mod dump;
+mod lexer;
+mod literal;
+mod macros;
+mod parser;
 pub mod span;
+pub mod token;
 
 pub use diag::{render_dtrace, render_rich, Diagnostic, RenderOptions, Tag};
-pub use span::{SourceId, SourceKind, SourceMap, Span};
+pub use dump::dump;
+pub use parser::{parse, parse_with_info, ParseInfo, ParseOptions, MAX_DEPTH};
+pub use span::{LineMarker, SourceFile, SourceId, SourceKind, SourceMap, Span};

@@ -41,12 +41,23 @@ pub enum SourceKind {
     Library { name: String },
 }
 
+/// A C preprocessor line marker (`# 12 "foo.d"` or `#line 12`): the line
+/// starting at byte `offset` is line `line` of `file` (or of the same file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineMarker {
+    pub offset: u32,
+    pub line: u32,
+    pub file: Option<String>,
+}
+
 /// One source text.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     pub kind: SourceKind,
     pub text: String,
     line_starts: Vec<u32>,
+    /// Sorted by offset; see [`SourceFile::set_line_markers`].
+    line_markers: Vec<LineMarker>,
 }
 
 impl SourceFile {
@@ -61,7 +72,27 @@ impl SourceFile {
             kind,
             text,
             line_starts,
+            line_markers: Vec::new(),
         }
+    }
+
+    /// Install preprocessor line markers (from `ParseInfo::line_markers`), so
+    /// that [`SourceFile::logical_line`] reports lines as the user wrote them.
+    pub fn set_line_markers(&mut self, mut markers: Vec<LineMarker>) {
+        markers.sort_by_key(|m| m.offset);
+        self.line_markers = markers;
+    }
+
+    /// The line number to show for a byte offset: the physical line, or the
+    /// line a preprocessor marker says it is.
+    pub fn logical_line(&self, offset: u32) -> u32 {
+        let (line, _) = self.line_col(offset);
+        let idx = self.line_markers.partition_point(|m| m.offset <= offset);
+        let Some(m) = idx.checked_sub(1).and_then(|i| self.line_markers.get(i)) else {
+            return line;
+        };
+        let (marker_line, _) = self.line_col(m.offset);
+        m.line.saturating_add(line.saturating_sub(marker_line))
     }
 
     /// 1-based line and column of a byte offset.
@@ -107,6 +138,10 @@ impl SourceMap {
         self.files.get(id.0 as usize)
     }
 
+    pub fn get_mut(&mut self, id: SourceId) -> Option<&mut SourceFile> {
+        self.files.get_mut(id.0 as usize)
+    }
+
     /// The text covered by a span ("" if out of range).
     pub fn snippet(&self, span: Span) -> &str {
         self.get(span.source)
@@ -129,5 +164,19 @@ mod tests {
         assert_eq!(f.line_text(2), "cd");
         assert_eq!(f.line_text(3), "");
         assert_eq!(f.line_text(4), "x");
+    }
+
+    #[test]
+    fn line_markers() {
+        let mut f = SourceFile::new(SourceKind::ProbeSpecifier, "a\n# 10 \"x.d\"\nb\nc\n".into());
+        assert_eq!(f.logical_line(0), 1);
+        f.set_line_markers(vec![LineMarker {
+            offset: 13,
+            line: 10,
+            file: Some("x.d".into()),
+        }]);
+        assert_eq!(f.logical_line(0), 1);
+        assert_eq!(f.logical_line(13), 10);
+        assert_eq!(f.logical_line(15), 11);
     }
 }

@@ -6,16 +6,23 @@
 //! `Session::work` until done -> `Session::stop` (detach, END) -> `Session::finish`
 //! (drain, print aggregations).
 
+mod compile;
 pub mod options;
+mod session;
 pub mod source;
 
 pub use options::{OptError, Options};
+pub use session::Session;
 pub use source::{ProbeSpecKind, Source};
 
+use dtrace_codegen::CompiledProgram;
+use dtrace_ctypes::TypeTable;
+use dtrace_providers::Catalog;
+use dtrace_sema::{CompileOptions, KernelOffsets, ProbeInfo};
+use dtrace_syntax::ast::{Item, Program};
+use dtrace_syntax::{ParseOptions, SourceKind, SourceMap};
+use dtrace_sys::{Features, SysRef};
 use std::collections::HashMap;
-use std::io::Write;
-use std::os::fd::RawFd;
-use std::time::Duration;
 
 /// Errors opening the tracing subsystem.
 #[derive(Debug)]
@@ -76,29 +83,101 @@ pub struct ProbeListing {
     pub name: String,
 }
 
-/// A DTrace handle (libdtrace's `dtrace_hdl_t`): options plus the programs compiled so far.
+/// A DTrace handle (libdtrace's `dtrace_hdl_t`): options, the probe catalog, the
+/// type table, and the programs compiled so far (they share one D namespace).
 pub struct Dtrace {
     options: Options,
+    kernel: Option<(SysRef, Features)>,
+    catalog: Catalog,
+    types: TypeTable,
+    offsets: KernelOffsets,
+    map: SourceMap,
+    items: Vec<Item>,
+    clause_probes: Vec<Vec<ProbeInfo>>,
 }
 
 impl Dtrace {
-    /// Open the tracing subsystem: probe kernel features once.
+    /// Open the tracing subsystem: probe kernel features once, load kernel BTF.
     /// `need_kernel == false` (for `-l`, `-e`) does not require BPF privileges.
     pub fn open(need_kernel: bool) -> Result<Dtrace, OpenError> {
-        let _ = need_kernel;
+        let kernel = if need_kernel {
+            let sys = dtrace_sys::kernel();
+            let features = Features::probe(&sys);
+            if let Some(why) = features.unusable() {
+                return Err(OpenError::Unavailable(why));
+            }
+            Some((sys, features))
+        } else {
+            None
+        };
+        let mut types = TypeTable::with_builtins();
+        let mut offsets = KernelOffsets::default();
+        if types.load_kernel_btf().is_ok() {
+            let off = |t: &mut TypeTable, m: &str| {
+                dtrace_ctypes::query::offset_of_path(t, "struct task_struct", &[m])
+                    .ok()
+                    .map(|mem| (mem.bit_offset / 8) as u32)
+            };
+            if let (Some(rp), Some(tg)) = (off(&mut types, "real_parent"), off(&mut types, "tgid"))
+            {
+                offsets = KernelOffsets {
+                    task_real_parent: rp,
+                    task_tgid: tg,
+                };
+            }
+        } else if need_kernel {
+            // Without BTF the built-in fallback offsets would be guesses.
+            return Err(OpenError::Unavailable(
+                "dtrace: failed to initialize dtrace: kernel BTF (/sys/kernel/btf/vmlinux) is not available".into(),
+            ));
+        }
         Ok(Dtrace {
             options: Options::default(),
+            kernel,
+            catalog: Catalog::new(),
+            types,
+            offsets,
+            map: SourceMap::new(),
+            items: Vec::new(),
+            clause_probes: Vec::new(),
         })
     }
 
     /// `-x name[=value]` and `#pragma D option`.
     pub fn set_opt(&mut self, name: &str, value: Option<&str>) -> Result<(), OptError> {
-        let _ = (name, value);
-        Err(OptError("not integrated yet".into()))
+        self.options.set(name, value)
     }
 
     pub fn options(&self) -> &Options {
         &self.options
+    }
+
+    fn parse(
+        &mut self,
+        source: &Source,
+        macro_args: &[String],
+        macro_vars: &HashMap<String, String>,
+    ) -> Result<Program, CompileError> {
+        let (kind, text) = match source {
+            Source::Spec { kind, text } => (
+                SourceKind::ProbeSpecifier,
+                compile::spec_text(*kind, text, &self.catalog)?,
+            ),
+            Source::Script { path, text } => {
+                (SourceKind::Script { path: path.clone() }, text.clone())
+            }
+        };
+        let id = self.map.add(kind, text);
+        let types = &self.types;
+        let is_type_name = |n: &str| types.is_type_name_scoped(None, n);
+        let popts = ParseOptions {
+            macro_args,
+            macro_vars,
+            defaultargs: self.options.defaultargs,
+            is_type_name: &is_type_name,
+        };
+        dtrace_syntax::parse(&self.map, id, &popts)
+            .map_err(|d| compile::error(&self.map, &d, self.options.errtags))
     }
 
     /// Compile one source; programs accumulate in the handle.
@@ -109,74 +188,121 @@ impl Dtrace {
         macro_args: &[String],
         macro_vars: &HashMap<String, String>,
     ) -> Result<ProgramInfo, CompileError> {
-        let _ = (source, macro_args, macro_vars);
-        Err(CompileError {
-            message: "dtrace: not integrated yet".into(),
-            rich: String::new(),
-        })
+        let program = self.parse(source, macro_args, macro_vars)?;
+        let errtags = self.options.errtags;
+        compile::pragma_options(&self.map, &program, &mut self.options, errtags)?;
+        let probes = compile::match_clauses(
+            &self.map,
+            &program.items,
+            &mut self.catalog,
+            self.options.zdefs,
+            errtags,
+        )?;
+        let matched = probes.iter().map(Vec::len).sum();
+        let mut items = self.items.clone();
+        items.extend(program.items);
+        let mut clause_probes = self.clause_probes.clone();
+        clause_probes.extend(probes);
+        let whole = Program { items };
+        let opts = self.compile_options();
+        dtrace_sema::check(&whole, &clause_probes, &mut self.types, &opts)
+            .map_err(|d| compile::error(&self.map, &d, errtags))?;
+        self.items = whole.items;
+        self.clause_probes = clause_probes;
+        Ok(ProgramInfo { matched })
+    }
+
+    fn compile_options(&self) -> CompileOptions {
+        let cpus = dtrace_sys::cpu::num_possible_cpus().unwrap_or(1).max(1) as u64;
+        let ring = (self.options.bufsize.max(4096) * cpus)
+            .checked_next_power_of_two()
+            .unwrap_or(1 << 30)
+            .min(1 << 30);
+        CompileOptions {
+            strsize: self.options.strsize as u32,
+            aggsize: (self.options.aggsize / 256).clamp(64, 1 << 20) as u32,
+            dynvarsize: (self.options.dynvarsize / 64).clamp(64, 1 << 20) as u32,
+            bufsize: ring as u32,
+            kernel: self.offsets.clone(),
+            ..CompileOptions::default()
+        }
     }
 
     /// `dtrace -l`: the probes matching `source`'s descriptions (all probes if `None`).
     pub fn list(&mut self, source: Option<&Source>) -> Result<Vec<ProbeListing>, CompileError> {
-        let _ = source;
-        Ok(Vec::new())
+        let probes: Vec<ProbeInfo> = match source {
+            None => self.catalog.probes().to_vec(),
+            Some(src) => {
+                let program = self.parse(src, &[], &HashMap::new())?;
+                let per = compile::match_clauses(
+                    &self.map,
+                    &program.items,
+                    &mut self.catalog,
+                    true,
+                    self.options.errtags,
+                )?;
+                let mut all: Vec<ProbeInfo> = per.into_iter().flatten().collect();
+                all.sort_by_key(|p| p.id);
+                all.dedup_by_key(|p| p.id);
+                all
+            }
+        };
+        Ok(probes
+            .into_iter()
+            .map(|p| ProbeListing {
+                id: p.id,
+                provider: p.provider,
+                module: p.module,
+                function: p.function,
+                name: p.name,
+            })
+            .collect())
+    }
+
+    fn generate(&mut self) -> Result<CompiledProgram, CompileError> {
+        let opts = self.compile_options();
+        let whole = Program {
+            items: self.items.clone(),
+        };
+        let typed = dtrace_sema::check(&whole, &self.clause_probes, &mut self.types, &opts)
+            .map_err(|d| compile::error(&self.map, &d, self.options.errtags))?;
+        let mut compiled = dtrace_codegen::compile(&typed, &self.clause_probes, &opts);
+        for ps in &self.clause_probes {
+            for p in ps {
+                compiled.desc.probes.insert(
+                    p.id,
+                    dtrace_codegen::desc::ProbeName {
+                        provider: p.provider.clone(),
+                        module: p.module.clone(),
+                        function: p.function.clone(),
+                        name: p.name.clone(),
+                    },
+                );
+            }
+        }
+        Ok(compiled)
     }
 
     /// `-S`: disassembly of every compiled program.
-    pub fn disassemble(&self) -> String {
-        String::new()
+    pub fn disassemble(&mut self) -> String {
+        match self.generate() {
+            Ok(c) => dtrace_codegen::disassemble(&c),
+            Err(e) => e.message,
+        }
     }
 
     /// Load maps and programs into the kernel; nothing fires until `Session::go`.
-    pub fn exec(self) -> Result<Session, ExecError> {
-        Err(ExecError {
-            message: "dtrace: not integrated yet".into(),
+    pub fn exec(mut self) -> Result<Session, ExecError> {
+        let compiled = self.generate().map_err(|e| ExecError {
+            message: e.message,
             detail: None,
-        })
-    }
-}
-
-/// A running tracing session. Dropping it detaches every probe.
-pub struct Session {
-    _private: (),
-}
-
-impl Session {
-    /// Also wake `work` when `fd` becomes readable (e.g. the CLI's signalfd).
-    pub fn add_wake_fd(&mut self, fd: RawFd) -> Result<(), ExecError> {
-        let _ = fd;
-        Ok(())
-    }
-
-    /// Fire BEGIN (in this process's context), consume its output, then attach all
-    /// other probes. Returns `Done` if BEGIN called exit().
-    pub fn go(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<WorkStatus, ExecError> {
-        let _ = (out, err);
-        Ok(WorkStatus::Done)
-    }
-
-    /// Wait up to `timeout` (the CLI passes 1/switchrate) for records or a wake fd,
-    /// then consume what is buffered and report drops.
-    pub fn work(
-        &mut self,
-        timeout: Duration,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-    ) -> Result<WorkStatus, ExecError> {
-        let _ = (timeout, out, err);
-        Ok(WorkStatus::Done)
-    }
-
-    /// Stop tracing: detach every probe, fire END, drain the buffers.
-    pub fn stop(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), ExecError> {
-        let _ = (out, err);
-        Ok(())
-    }
-
-    /// Print the aggregations not yet printed (dtrace(1)'s end-of-run output) and
-    /// return the status passed to exit() (0 if none).
-    pub fn finish(self, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, ExecError> {
-        let _ = (out, err);
-        Ok(0)
+        })?;
+        let Some((sys, features)) = self.kernel.take() else {
+            return Err(ExecError {
+                message: "dtrace: failed to initialize dtrace: the handle was opened without kernel access".into(),
+                detail: None,
+            });
+        };
+        Session::new(&sys, &features, compiled, &self.options)
     }
 }

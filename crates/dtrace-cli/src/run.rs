@@ -1,0 +1,609 @@
+//! dtrace(1)'s flow: open, set options, create or grab processes, compile every
+//! source in order, then list (`-l`), stop (`-e`), or enable and trace until
+//! `exit()`, an interrupt, or the end of the traced processes.
+//!
+//! Messages and exit statuses follow dtrace(1): `0` success (or the status given
+//! to `exit()`), `1` a failure, `2` bad options. Notices (`matched N probes`,
+//! `pid N has exited`, ...) go to stderr and are suppressed by quiet mode, set by
+//! `-q`, `-x quiet` or `#pragma D option quiet`.
+
+use std::collections::HashMap;
+use std::io::{self, IsTerminal, Write};
+use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+use dtrace::{CompileError, Dtrace, ExecError, ProbeListing, Session, Source, WorkStatus};
+use dtrace_sys::proc::{self, ProcessIds, Signal, SignalFd};
+
+use crate::args::{self, Args, DataModel, DiagStyle, Mode, SourceArg, EXIT_USAGE};
+use crate::output::Output;
+use crate::targets::Targets;
+
+/// dtrace -V: the D programming interface this compiler offers, in the
+/// documented `<implementation> D <version>` form ("dtrace: Sun D 1.0").
+pub const D_VERSION: &str = "Linux D (Rust) 2.0";
+
+/// A reason to stop: what to print on stderr (a whole line, no newline) and the
+/// exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fail {
+    pub code: i32,
+    pub message: Option<String>,
+}
+
+impl Fail {
+    pub fn error(message: impl Into<String>) -> Fail {
+        Fail {
+            code: 1,
+            message: Some(message.into()),
+        }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Fail {
+        Fail {
+            code: EXIT_USAGE,
+            message: Some(message.into()),
+        }
+    }
+
+    /// Exit without a further message (it was printed already).
+    fn silent(code: i32) -> Fail {
+        Fail {
+            code,
+            message: None,
+        }
+    }
+}
+
+/// Write to stderr, ignoring failure (there is nowhere left to report it).
+pub fn say(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.write_all(b"\n");
+}
+
+/// The whole command: parse `argv`, run, return the exit status.
+pub fn main(argv: &[String]) -> i32 {
+    let args = match args::parse(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = io::stderr().lock().write_all(e.render().as_bytes());
+            return EXIT_USAGE;
+        }
+    };
+    match run(&args) {
+        Ok(code) => code,
+        Err(fail) => {
+            if let Some(m) = &fail.message {
+                say(m);
+            }
+            fail.code
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<i32, Fail> {
+    match args.mode {
+        Mode::Version => return print_version(args.verbose > 0),
+        Mode::Header => return Err(crate::header::run(args)),
+        Mode::Anon => {
+            return Err(Fail::error(
+                "dtrace: -A is not supported: Linux has no anonymous tracing",
+            ))
+        }
+        Mode::Link => {
+            return Err(Fail::error(
+                "dtrace: -G is not supported yet: ELF generation comes with USDT support",
+            ))
+        }
+        Mode::Exec | Mode::List => {}
+    }
+    if args.claim_anon {
+        return Err(Fail::error(
+            "dtrace: -a is not supported: Linux has no anonymous tracing",
+        ));
+    }
+    if args.data_model == Some(DataModel::Ilp32) {
+        return Err(Fail::error(
+            "dtrace: -32 is not supported: D programs use the kernel's 64-bit data model",
+        ));
+    }
+    if args.preprocessor.enabled {
+        say("dtrace: warning: -C is not supported yet: scripts are compiled without the C preprocessor");
+    }
+
+    let tracing = args.mode == Mode::Exec && !args.compile_only;
+    // Block the signals before the library starts any thread, so that every
+    // thread inherits the mask and they all arrive through this descriptor.
+    let signals = if tracing {
+        Some(SignalFd::new().map_err(|e| {
+            Fail::error(format!(
+                "dtrace: failed to set up signal handling: {}",
+                proc::strerror(&e)
+            ))
+        })?)
+    } else {
+        None
+    };
+
+    let mut dtrace = Dtrace::open(tracing)
+        .map_err(|e| Fail::error(format!("dtrace: failed to initialize dtrace: {e}")))?;
+    apply_options(&mut dtrace, args)?;
+
+    let mut targets = Targets::new();
+    if args.mode == Mode::Exec {
+        for command in &args.commands {
+            targets.create(command).map_err(Fail::error)?;
+        }
+        for pid in &args.pids {
+            targets.grab(pid).map_err(Fail::error)?;
+        }
+    }
+
+    let rich = match args.diag {
+        DiagStyle::Rich => true,
+        DiagStyle::Plain => false,
+        DiagStyle::Auto => io::stderr().is_terminal(),
+    };
+    let sources = load_sources(args)?;
+
+    if args.mode == Mode::List {
+        return list(&mut dtrace, args, &sources, rich);
+    }
+
+    let vars = macro_vars(targets.target_pid());
+    let mut programs = Vec::new();
+    for loaded in &sources {
+        let info = dtrace
+            .compile(&loaded.source, &loaded.macro_args, &vars)
+            .map_err(|e| compile_failure(&e, rich))?;
+        programs.push((loaded.description.clone(), info.matched));
+        if let Some(s) = &signals {
+            check_interrupted(s)?;
+        }
+    }
+
+    if args.disassemble {
+        let text = dtrace.disassemble();
+        let mut err = io::stderr().lock();
+        let _ = err.write_all(text.as_bytes());
+        if !text.is_empty() && !text.ends_with('\n') {
+            let _ = err.write_all(b"\n");
+        }
+    }
+
+    let (Some(signals), true) = (signals, tracing) else {
+        return Ok(0); // -e: compiled, nothing enabled
+    };
+    trace(dtrace, args, &programs, targets, &signals)
+}
+
+fn print_version(verbose: bool) -> Result<i32, Fail> {
+    let mut text = format!("dtrace: {D_VERSION}\n");
+    if verbose {
+        text.push_str(&format!(
+            "This is DTrace (Rust) {}\n",
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(0),
+        Err(_) => Err(Fail::silent(1)),
+    }
+}
+
+/// `DTRACE_OPT_NAME=value` from the environment, then the command line's
+/// options in order.
+fn apply_options(dtrace: &mut Dtrace, args: &Args) -> Result<(), Fail> {
+    for (key, value) in std::env::vars_os() {
+        let (Some(key), Some(value)) = (key.to_str(), value.to_str()) else {
+            continue;
+        };
+        let Some(name) = key.strip_prefix("DTRACE_OPT_") else {
+            continue;
+        };
+        let name = name.to_ascii_lowercase();
+        let value = (!value.is_empty()).then_some(value);
+        if let Err(e) = dtrace.set_opt(&name, value) {
+            say(&format!(
+                "dtrace: failed to set option {name} from {key}: {}",
+                e.0
+            ));
+        }
+    }
+    for s in &args.settings {
+        dtrace
+            .set_opt(&s.name, s.value.as_deref())
+            .map_err(|e| Fail::error(format!("dtrace: failed to set {}: {}", s.origin, e.0)))?;
+    }
+    // -l implies -Z: listing a description that matches nothing is not an error.
+    if args.mode == Mode::List && !args.zdefs {
+        let _ = dtrace.set_opt("zdefs", None);
+    }
+    Ok(())
+}
+
+/// A source ready to compile, and how dtrace names it in messages.
+struct Loaded {
+    source: Source,
+    /// `$0..$n`.
+    macro_args: Vec<String>,
+    /// ("description", "BEGIN ") or ("script", "x.d").
+    description: (&'static str, String),
+}
+
+fn load_sources(args: &Args) -> Result<Vec<Loaded>, Fail> {
+    let mut loaded = Vec::new();
+    for s in &args.sources {
+        let (source, zero, description) = match s {
+            SourceArg::Spec { kind, text } => (
+                Source::Spec {
+                    kind: *kind,
+                    text: text.clone(),
+                },
+                args.argv0.clone(),
+                ("description", spec_name(text).to_string()),
+            ),
+            SourceArg::Script(path) => {
+                let bytes = std::fs::read(path).map_err(|e| {
+                    Fail::error(format!(
+                        "dtrace: failed to open {path}: {}",
+                        proc::strerror(&e)
+                    ))
+                })?;
+                (
+                    Source::Script {
+                        path: path.clone(),
+                        text: String::from_utf8_lossy(&bytes).into_owned(),
+                    },
+                    path.clone(),
+                    ("script", path.clone()),
+                )
+            }
+        };
+        let mut macro_args = vec![zero];
+        macro_args.extend(args.macro_args.iter().cloned());
+        loaded.push(Loaded {
+            source,
+            macro_args,
+            description,
+        });
+    }
+    Ok(loaded)
+}
+
+/// dtrace reports a probe specifier by its description part: the text before
+/// the first `{`, `/` or `;` (so `BEGIN { exit(0); }` is reported as `BEGIN `).
+pub fn spec_name(text: &str) -> &str {
+    match text.find(['{', '/', ';']) {
+        Some(i) => &text[..i],
+        None => text,
+    }
+}
+
+/// `$target` (0 without -c/-p) and the identity of this process.
+fn macro_vars(target: Option<i32>) -> HashMap<String, String> {
+    let ids = ProcessIds::current();
+    let mut vars = HashMap::new();
+    vars.insert("target".to_string(), target.unwrap_or(0).to_string());
+    for (name, value) in [
+        ("pid", ids.pid),
+        ("ppid", ids.ppid),
+        ("uid", ids.uid),
+        ("gid", ids.gid),
+        ("euid", ids.euid),
+        ("egid", ids.egid),
+        ("sid", ids.sid),
+        ("pgid", ids.pgid),
+    ] {
+        vars.insert(name.to_string(), value.to_string());
+    }
+    vars
+}
+
+fn compile_failure(e: &CompileError, rich: bool) -> Fail {
+    let mut text = e.message.clone();
+    if rich && !e.rich.is_empty() {
+        text.push('\n');
+        text.push_str(e.rich.trim_end_matches('\n'));
+    }
+    Fail::error(text)
+}
+
+fn exec_failure(e: &ExecError, verbose: bool) -> Fail {
+    let mut text = e.message.clone();
+    if let (true, Some(detail)) = (verbose, &e.detail) {
+        text.push('\n');
+        text.push_str(detail.trim_end_matches('\n'));
+    }
+    Fail::error(text)
+}
+
+/// An interrupt before tracing started ends dtrace as the signal would have.
+fn check_interrupted(signals: &SignalFd) -> Result<(), Fail> {
+    for s in signals.read().unwrap_or_default() {
+        match s {
+            Signal::Int => return Err(Fail::silent(128 + 2)),
+            Signal::Term => return Err(Fail::silent(128 + 15)),
+            Signal::Chld => {}
+        }
+    }
+    Ok(())
+}
+
+/// `dtrace -l`: `   ID   PROVIDER            MODULE                          FUNCTION NAME`.
+fn list(dtrace: &mut Dtrace, args: &Args, sources: &[Loaded], rich: bool) -> Result<i32, Fail> {
+    let mut out = Output::open(args.output.as_deref()).map_err(Fail::error)?;
+    let mut text = listing_line("ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
+    let mut rows = Vec::new();
+    if sources.is_empty() {
+        rows = dtrace.list(None).map_err(|e| compile_failure(&e, rich))?;
+    }
+    for loaded in sources {
+        rows.extend(
+            dtrace
+                .list(Some(&loaded.source))
+                .map_err(|e| compile_failure(&e, rich))?,
+        );
+    }
+    for row in &rows {
+        text.push_str(&listing_row(row));
+    }
+    let _ = out.write_all(text.as_bytes());
+    out.check().map_err(Fail::error)?;
+    Ok(0)
+}
+
+fn listing_line(id: &str, provider: &str, module: &str, function: &str, name: &str) -> String {
+    format!("{id:>5} {provider:>10} {module:>17} {function:>33} {name}\n")
+}
+
+pub fn listing_row(p: &ProbeListing) -> String {
+    listing_line(
+        &p.id.to_string(),
+        &p.provider,
+        &p.module,
+        &p.function,
+        &p.name,
+    )
+}
+
+/// Enable, trace, stop, and print what is left. Returns the exit status.
+fn trace(
+    dtrace: Dtrace,
+    args: &Args,
+    programs: &[((&'static str, String), usize)],
+    mut targets: Targets,
+    signals: &SignalFd,
+) -> Result<i32, Fail> {
+    let options = dtrace.options().clone();
+    let quiet = options.quiet;
+    let zdefs = options.zdefs || args.zdefs;
+    let verbose = options.verbose || args.verbose > 0;
+    let hz = options.switchrate_hz.max(1);
+    let timeout = Duration::from_nanos(1_000_000_000 / hz);
+
+    let mut out = Output::open(args.output.as_deref()).map_err(Fail::error)?;
+    let mut err = io::stderr();
+
+    let mut session = dtrace.exec().map_err(|e| exec_failure(&e, verbose))?;
+    let notice = |text: &str| {
+        if !quiet {
+            say(&format!("dtrace: {text}"));
+        }
+    };
+    let mut total = 0usize;
+    for ((desc, name), matched) in programs {
+        notice(&format!(
+            "{desc} '{name}' matched {matched} probe{}",
+            if *matched == 1 { "" } else { "s" }
+        ));
+        total += matched;
+    }
+    if total == 0 && !zdefs {
+        let what = if programs.is_empty() {
+            "specified"
+        } else {
+            "matched"
+        };
+        return Err(Fail::error(format!("dtrace: no probes {what}")));
+    }
+
+    session
+        .add_wake_fd(signals.as_raw_fd())
+        .map_err(|e| exec_failure(&e, verbose))?;
+    for fd in targets.wake_fds() {
+        session
+            .add_wake_fd(fd)
+            .map_err(|e| exec_failure(&e, verbose))?;
+    }
+
+    // Interrupted while loading: stop before BEGIN fires, as the signal would have.
+    check_interrupted(signals)?;
+
+    let mut state = LoopState::default();
+    match session.go(&mut out, &mut err) {
+        Ok(WorkStatus::Done) => state.done = true,
+        Ok(WorkStatus::Okay) => {}
+        Err(e) => return Err(exec_failure(&e, verbose)),
+    }
+    if args.destructive {
+        notice("allowing destructive actions");
+    }
+    if !state.done {
+        if let Err(m) = targets.release_all() {
+            state.fail(Fail::error(m));
+        }
+    }
+
+    while !state.done {
+        let _ = out.flush();
+        match session.work(timeout, &mut out, &mut err) {
+            Ok(WorkStatus::Done) => state.done = true,
+            Ok(WorkStatus::Okay) => {}
+            Err(e) => state.fail(exec_failure(&e, verbose)),
+        }
+        if out.broken_pipe() {
+            state.fail(Fail::silent(1));
+        }
+        state.take_signals(signals, Some(&mut out));
+        for line in targets.poll() {
+            let _ = out.flush();
+            notice(&line);
+        }
+        if targets.all_gone() {
+            state.done = true;
+        }
+    }
+
+    // Stop: detach every probe and fire END. Signals stay blocked, so a second
+    // interrupt cannot kill us before the probes are gone; it only skips the
+    // final aggregation printing.
+    if let Err(e) = session.stop(&mut out, &mut err) {
+        state.fail(exec_failure(&e, verbose));
+    }
+    state.take_signals(signals, None);
+    let _ = out.write_all(b"\n");
+    let status = finish(session, &mut state, &mut out, &mut err, verbose);
+    targets.kill_all();
+    if let Err(m) = out.check() {
+        state.fail(Fail::error(m));
+    }
+    match state.failure {
+        Some(f) => Err(f),
+        None => Ok(status),
+    }
+}
+
+fn finish(
+    session: Session,
+    state: &mut LoopState,
+    out: &mut Output,
+    err: &mut io::Stderr,
+    verbose: bool,
+) -> i32 {
+    if state.interrupts > 1 || state.failure.is_some() {
+        // `session` is dropped on return: every probe is detached and nothing
+        // more is printed.
+        return 0;
+    }
+    match session.finish(out, err) {
+        Ok(status) => status,
+        Err(e) => {
+            state.fail(exec_failure(&e, verbose));
+            1
+        }
+    }
+}
+
+#[derive(Default)]
+struct LoopState {
+    done: bool,
+    interrupts: u32,
+    /// The first failure; tracing stops and it is reported after cleanup.
+    failure: Option<Fail>,
+}
+
+impl LoopState {
+    fn fail(&mut self, f: Fail) {
+        self.done = true;
+        if self.failure.is_none() {
+            self.failure = Some(f);
+        }
+    }
+
+    /// SIGINT/SIGTERM stop tracing; while tracing (`out` given), the first also
+    /// ends the current output line, as dtrace does even when quiet. SIGCHLD only
+    /// wakes the loop, which polls the targets anyway.
+    fn take_signals(&mut self, signals: &SignalFd, out: Option<&mut Output>) {
+        let received = match signals.read() {
+            Ok(r) => r,
+            Err(e) => {
+                self.fail(Fail::error(format!(
+                    "dtrace: failed to read signals: {}",
+                    proc::strerror(&e)
+                )));
+                return;
+            }
+        };
+        let first = self.interrupts == 0;
+        let n = received
+            .iter()
+            .filter(|s| matches!(s, Signal::Int | Signal::Term))
+            .count();
+        if n == 0 {
+            return;
+        }
+        self.interrupts += n as u32;
+        self.done = true;
+        if let (true, Some(out)) = (first, out) {
+            let _ = out.write_all(b"\n");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_names_are_cropped_as_dtrace_reports_them() {
+        assert_eq!(spec_name("BEGIN"), "BEGIN");
+        assert_eq!(spec_name("BEGIN { exit(0); }"), "BEGIN ");
+        assert_eq!(
+            spec_name("syscall::read:entry/pid == 1/{}"),
+            "syscall::read:entry"
+        );
+        assert_eq!(spec_name("BEGIN;"), "BEGIN");
+    }
+
+    #[test]
+    fn listing_columns() {
+        assert_eq!(
+            listing_line("ID", "PROVIDER", "MODULE", "FUNCTION", "NAME"),
+            "   ID   PROVIDER            MODULE                          FUNCTION NAME\n"
+        );
+        let row = ProbeListing {
+            id: 1,
+            provider: "dtrace".into(),
+            module: String::new(),
+            function: String::new(),
+            name: "BEGIN".into(),
+        };
+        assert_eq!(
+            listing_row(&row),
+            format!("    1 {:>10} {:>17} {:>33} BEGIN\n", "dtrace", "", "")
+        );
+    }
+
+    #[test]
+    fn macro_variables() {
+        let vars = macro_vars(Some(42));
+        assert_eq!(vars.get("target").map(String::as_str), Some("42"));
+        assert_eq!(
+            vars.get("pid").map(String::as_str),
+            Some(std::process::id().to_string().as_str())
+        );
+        for name in ["ppid", "uid", "gid", "euid", "egid", "sid", "pgid"] {
+            assert!(vars.contains_key(name), "{name}");
+        }
+        assert_eq!(
+            macro_vars(None).get("target").map(String::as_str),
+            Some("0")
+        );
+    }
+
+    #[test]
+    fn compile_errors_show_rich_form_on_request() {
+        let e = CompileError {
+            message: "dtrace: failed to compile script x.d: line 1: syntax error".into(),
+            rich: "x.d:1:5\n  BEGIN {\n      ^\n".into(),
+        };
+        assert_eq!(compile_failure(&e, false).message, Some(e.message.clone()));
+        assert_eq!(
+            compile_failure(&e, true).message,
+            Some(format!("{}\nx.d:1:5\n  BEGIN {{\n      ^", e.message))
+        );
+    }
+}

@@ -1,0 +1,162 @@
+//! The `dtrace` command's behaviour that needs no kernel: usage, version, and the
+//! errors reported before anything is compiled or enabled.
+
+mod common;
+
+use common::{dtrace, stderr, stdout};
+
+const USAGE_START: &str = "Usage: dtrace [-32|-64] [-aACeFGhHlqSvVwZ] [-b bufsz] [-c cmd]";
+
+#[test]
+fn no_arguments_prints_usage_and_exits_2() {
+    let out = dtrace(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with(USAGE_START), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty());
+}
+
+#[test]
+fn unknown_option_prints_usage_and_exits_2() {
+    let out = dtrace(&["-k", "-n", "BEGIN"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!("dtrace: invalid option -- 'k'\n{USAGE_START}")),
+        "{err}"
+    );
+    assert!(
+        err.contains("\n\t-Z  "),
+        "the option table is printed: {err}"
+    );
+}
+
+#[test]
+fn missing_option_argument_prints_usage_and_exits_2() {
+    for args in [&["-n"][..], &["-q", "-s"][..], &["-qx"][..]] {
+        let out = dtrace(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let letter = args[args.len() - 1].chars().last().unwrap_or('?');
+        let want = format!("dtrace: option requires an argument -- '{letter}'\n{USAGE_START}");
+        assert!(
+            stderr(&out).starts_with(&want),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn bad_data_model_is_a_usage_error() {
+    let out = dtrace(&["-31", "-n", "BEGIN"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with(&format!("dtrace: illegal option -- 31\n{USAGE_START}")));
+}
+
+#[test]
+fn conflicting_modes_exit_2_without_usage() {
+    let out = dtrace(&["-l", "-V"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "dtrace: only one of the [-AGhlV] options can be specified at a time\n"
+    );
+}
+
+#[test]
+fn version() {
+    let out = dtrace(&["-V"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "dtrace: Linux D (Rust) 2.0\n");
+    assert!(stderr(&out).is_empty());
+    let out = dtrace(&["-Vv"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).starts_with("dtrace: Linux D (Rust) 2.0\nThis is DTrace (Rust) "));
+}
+
+#[test]
+fn missing_script_file_exits_1() {
+    let out = dtrace(&["-s", "/nonexistent/script.d"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "dtrace: failed to open /nonexistent/script.d: No such file or directory\n"
+    );
+}
+
+#[test]
+fn missing_command_exits_1() {
+    let out = dtrace(&["-e", "-c", "/nonexistent/cmd --flag", "-n", "BEGIN"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "dtrace: failed to execute /nonexistent/cmd: No such file or directory\n"
+    );
+}
+
+#[test]
+fn bad_pids_exit_1() {
+    let out = dtrace(&["-e", "-p", "12ab", "-n", "BEGIN"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out), "dtrace: invalid pid: 12ab\n");
+    // Larger than any pid_max.
+    let out = dtrace(&["-e", "-p", "2147483647", "-n", "BEGIN"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "dtrace: failed to grab pid 2147483647: No such process\n"
+    );
+}
+
+#[test]
+fn unopenable_output_file_exits_1() {
+    let out = dtrace(&["-l", "-o", "/nonexistent/dir/out.txt"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "dtrace: failed to open output file '/nonexistent/dir/out.txt': No such file or directory\n"
+    );
+}
+
+#[test]
+fn header_generation_needs_provider_definitions() {
+    let out = dtrace(&["-h"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "dtrace: -h requires one or more scripts or enabling options\n"
+    );
+
+    let script = common::temp_path("noprov.d");
+    std::fs::write(&script, "BEGIN { exit(0); }\n").expect("write script");
+    let path = script.to_string_lossy().into_owned();
+    let out = dtrace(&["-h", "-s", &path]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("dtrace: failed to create header file dtrace-cli-test-"),
+        "{err}"
+    );
+    assert!(err.contains("no provider definitions found"), "{err}");
+    let _ = std::fs::remove_file(&script);
+}
+
+#[test]
+fn bad_diag_style_exits_2() {
+    let out = dtrace(&["-x", "diag=shiny", "-n", "BEGIN"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with("dtrace: failed to set -x diag"));
+}
+
+#[test]
+fn unsupported_modes_fail_clearly() {
+    for (args, needle) in [
+        (&["-A", "-n", "BEGIN"][..], "-A is not supported"),
+        (&["-G", "-n", "BEGIN"][..], "-G is not supported"),
+        (&["-a"][..], "-a is not supported"),
+        (&["-32", "-n", "BEGIN"][..], "-32 is not supported"),
+    ] {
+        let out = dtrace(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+    }
+}

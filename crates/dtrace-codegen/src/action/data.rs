@@ -1,0 +1,56 @@
+//! trace() and printf(): evaluate each argument and store it at its field offset.
+
+use crate::desc::{ActionDesc, ValueType};
+use crate::expr::str_cap;
+use crate::gen::{Gen, FP_RECORD};
+use crate::strings;
+use dtrace_bpf::{Insn, Reg, Size};
+use dtrace_sema::{TExpr, TStmt};
+
+impl<'a> Gen<'a> {
+    /// Store the value of `e` into the record field at `offset` of type `vt`.
+    pub fn store_field(&mut self, e: &TExpr, offset: u32, vt: &ValueType) {
+        let v = self.expr(e);
+        let r = self.get(v, Reg::R2);
+        self.a
+            .emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
+        match vt {
+            ValueType::String { size } => {
+                strings::copy(
+                    &mut self.a,
+                    Reg::R1,
+                    offset as i16,
+                    *size,
+                    r,
+                    0,
+                    str_cap(&e.ty),
+                    Reg::R3,
+                );
+            }
+            other => {
+                let sz = Size::from_bytes(other.size()).unwrap_or(Size::DW);
+                self.a.emit(Insn::stx_mem(sz, Reg::R1, r, offset as i16));
+            }
+        }
+        self.free(v);
+    }
+
+    pub fn action(&mut self, s: &TStmt, desc: &ActionDesc) {
+        match s {
+            TStmt::Trace { value } => {
+                if let Some(f) = desc.fields.first() {
+                    self.store_field(value, f.offset, &f.ty);
+                }
+            }
+            TStmt::Printf { args, .. } => {
+                for (a, f) in args.iter().zip(desc.fields.iter()) {
+                    self.tmp_off = 0;
+                    self.store_field(a, f.offset, &f.ty);
+                }
+            }
+            TStmt::Exit { status } => self.exit_action(status, desc),
+            // printa() has no fields: the record itself tells the consumer when.
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! Recording actions: each writes its fields into the clause's reserved record.
+
+mod data;
+mod exit;

@@ -1,0 +1,140 @@
+//! Aggregations: one per-CPU hash map per aggregation, keyed by the packed key
+//! tuple. Update: lookup; if absent, insert the zero value (BPF_NOEXIST) and look
+//! up again; then update in place (no atomics: the value is this CPU's).
+
+mod quantize;
+mod simple;
+
+use crate::desc::{AggDesc, AggFunc};
+use crate::gen::{Gen, DCTX};
+use crate::layout::{self, tuple_layout};
+use crate::record::value_type;
+use dtrace_bpf::{helper, Insn, JmpOp, Reg};
+use dtrace_sema::{AggInfo, AggKind, TExpr};
+
+const BPF_NOEXIST: i32 = 1;
+
+/// The consumer-facing function for a sema aggregation kind.
+pub fn agg_func(k: &AggKind) -> AggFunc {
+    match *k {
+        AggKind::Count => AggFunc::Count,
+        AggKind::Sum => AggFunc::Sum,
+        AggKind::Avg => AggFunc::Avg,
+        AggKind::Min => AggFunc::Min,
+        AggKind::Max => AggFunc::Max,
+        AggKind::Stddev => AggFunc::Stddev,
+        AggKind::Quantize => AggFunc::Quantize,
+        AggKind::Lquantize { base, limit, step } => AggFunc::Lquantize { base, limit, step },
+        AggKind::Llquantize {
+            factor,
+            low,
+            high,
+            nsteps,
+        } => AggFunc::Llquantize {
+            factor,
+            low,
+            high,
+            nsteps,
+        },
+    }
+}
+
+pub fn agg_desc(a: &AggInfo) -> AggDesc {
+    let (offs, key_size) = tuple_layout(&a.keys);
+    AggDesc {
+        id: a.id,
+        name: a.name.clone(),
+        func: agg_func(&a.kind),
+        keys: a
+            .keys
+            .iter()
+            .zip(offs)
+            .map(|(t, o)| crate::desc::Field {
+                offset: o,
+                ty: value_type(t),
+            })
+            .collect(),
+        key_size,
+    }
+}
+
+impl<'a> Gen<'a> {
+    pub fn agg_update(
+        &mut self,
+        agg: u32,
+        keys: &[TExpr],
+        value: Option<&TExpr>,
+        incr: Option<&TExpr>,
+    ) {
+        let Some(info) = self.tp.aggs.get(agg as usize).cloned() else {
+            return;
+        };
+        let Some(map) = self.l.agg_maps.get(&agg).copied() else {
+            return;
+        };
+        let keyvals = self.eval_keys(keys);
+        let val = value.map(|v| self.expr(v));
+        let inc = incr.map(|v| self.expr(v));
+        if keys.is_empty() {
+            self.zero(DCTX, self.l.key_area as i16, 8);
+        } else {
+            self.build_key(&info.keys, keys, &keyvals);
+        }
+        let have = self.a.label();
+        let done = self.a.label();
+        self.lookup(map);
+        self.a.jmp_imm(JmpOp::Ne, Reg::R0, 0, have);
+        self.a.ld_map(Reg::R1, map);
+        self.dctx_ptr(Reg::R2, self.l.key_area);
+        self.a.ld_map_value(Reg::R3, self.l.strtab, self.l.zero_off);
+        self.a.emit(Insn::mov64_imm(Reg::R4, BPF_NOEXIST));
+        self.a.call_helper(helper::MAP_UPDATE_ELEM);
+        self.lookup(map);
+        self.a.jmp_imm(JmpOp::Ne, Reg::R0, 0, have);
+        self.count_drop(layout::DROP_AGG);
+        self.a.ja(done);
+        self.a.bind(have);
+        // r0 = this CPU's value; r5 = value argument; r4 = increment.
+        if let Some(v) = val {
+            let r = self.get(v, Reg::R5);
+            if r != Reg::R5 {
+                self.a.emit(Insn::mov64_reg(Reg::R5, r));
+            }
+        }
+        match inc {
+            Some(i) => {
+                let r = self.get(i, Reg::R4);
+                if r != Reg::R4 {
+                    self.a.emit(Insn::mov64_reg(Reg::R4, r));
+                }
+            }
+            None => self.a.emit(Insn::mov64_imm(Reg::R4, 1)),
+        }
+        match info.kind {
+            AggKind::Count => simple::count(&mut self.a),
+            AggKind::Sum => simple::sum(&mut self.a),
+            AggKind::Avg => simple::avg(&mut self.a),
+            AggKind::Min => simple::minmax(&mut self.a, true),
+            AggKind::Max => simple::minmax(&mut self.a, false),
+            AggKind::Stddev => simple::stddev(&mut self.a),
+            AggKind::Quantize => quantize::quantize(&mut self.a),
+            AggKind::Lquantize { base, limit, step } => {
+                quantize::lquantize(&mut self.a, base, limit, step)
+            }
+            AggKind::Llquantize {
+                factor,
+                low,
+                high,
+                nsteps,
+            } => quantize::llquantize(&mut self.a, factor, low, high, nsteps),
+        }
+        self.a.bind(done);
+        if let Some(i) = inc {
+            self.free(i);
+        }
+        if let Some(v) = val {
+            self.free(v);
+        }
+        self.free_all(keyvals);
+    }
+}

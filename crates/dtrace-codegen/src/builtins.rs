@@ -1,0 +1,183 @@
+//! Built-in variables (`pid`, `execname`, `probefunc`, `arg0`, ...).
+
+use crate::expr::str_cap;
+use crate::gen::{Gen, Val, DCTX, FP_SCRATCH};
+use crate::layout;
+use dtrace_bpf::{helper, AluOp, Insn, Reg, Size};
+use dtrace_sema::{Builtin, Ty};
+
+impl<'a> Gen<'a> {
+    pub fn builtin(&mut self, b: Builtin, ty: &Ty) -> Val {
+        match b {
+            Builtin::Execname => {
+                let off = self.tmp_str(16);
+                self.zero(DCTX, off as i16, 16);
+                self.dctx_ptr(Reg::R1, off);
+                self.a.emit(Insn::mov64_imm(Reg::R2, 16));
+                self.a.call_helper(helper::GET_CURRENT_COMM);
+                let d = self.alloc(true);
+                let w = self.work_reg(d, Reg::R0);
+                self.dctx_ptr(w, off);
+                self.put(d, w);
+                return d;
+            }
+            Builtin::Probeprov | Builtin::Probemod | Builtin::Probefunc | Builtin::Probename => {
+                return self.probe_string(b, ty);
+            }
+            _ => {}
+        }
+        let d = self.alloc(false);
+        let w = self.work_reg(d, Reg::R0);
+        match b {
+            Builtin::Pid | Builtin::Tid => {
+                self.a.call_helper(helper::GET_CURRENT_PID_TGID);
+                if b == Builtin::Pid {
+                    self.a.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R0, 32));
+                }
+                // pid_t / id_t are int: sign-extend the low 32 bits.
+                self.a.emit(Insn::movsx64_reg(w, Reg::R0, 32));
+            }
+            Builtin::Uid | Builtin::Gid => {
+                self.a.call_helper(helper::GET_CURRENT_UID_GID);
+                if b == Builtin::Gid {
+                    self.a.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R0, 32));
+                }
+                self.a.emit(Insn::mov32_reg(w, Reg::R0));
+            }
+            Builtin::Ppid => {
+                let k = self.opts.kernel;
+                self.a.call_helper(helper::GET_CURRENT_TASK);
+                // parent = task->real_parent
+                self.a.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
+                self.a.emit(Insn::alu64_imm(
+                    AluOp::Add,
+                    Reg::R3,
+                    k.task_real_parent as i32,
+                ));
+                self.a.emit(Insn::mov64_reg(Reg::R1, Reg::FP));
+                self.a
+                    .emit(Insn::alu64_imm(AluOp::Add, Reg::R1, FP_SCRATCH as i32));
+                self.a.emit(Insn::mov64_imm(Reg::R2, 8));
+                self.a.call_helper(helper::PROBE_READ_KERNEL);
+                // ppid = parent->tgid
+                self.a
+                    .emit(Insn::ldx_mem(Size::DW, Reg::R3, Reg::FP, FP_SCRATCH));
+                self.a
+                    .emit(Insn::alu64_imm(AluOp::Add, Reg::R3, k.task_tgid as i32));
+                self.a.emit(Insn::mov64_reg(Reg::R1, Reg::FP));
+                self.a
+                    .emit(Insn::alu64_imm(AluOp::Add, Reg::R1, FP_SCRATCH as i32));
+                self.a.emit(Insn::mov64_imm(Reg::R2, 4));
+                self.a.call_helper(helper::PROBE_READ_KERNEL);
+                self.a
+                    .emit(Insn::ldx_memsx(Size::W, w, Reg::FP, FP_SCRATCH));
+            }
+            Builtin::Cpu => {
+                self.a.call_helper(helper::GET_SMP_PROCESSOR_ID);
+                self.a.emit(Insn::movsx64_reg(w, Reg::R0, 32));
+            }
+            Builtin::Timestamp | Builtin::Vtimestamp => {
+                self.a.call_helper(helper::KTIME_GET_NS);
+                self.a.emit(Insn::mov64_reg(w, Reg::R0));
+            }
+            Builtin::Walltimestamp => {
+                self.a.call_helper(helper::KTIME_GET_NS);
+                self.a
+                    .ld_map_value(Reg::R1, self.l.globals, layout::G_WALLTIME_OFFSET);
+                self.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::R1, 0));
+                self.a.emit(Insn::alu64_reg(AluOp::Add, Reg::R0, Reg::R1));
+                self.a.emit(Insn::mov64_reg(w, Reg::R0));
+            }
+            Builtin::Arg(n) => {
+                let off = layout::D_ARGS + 8 * n as i16;
+                self.a.emit(Insn::ldx_mem(Size::DW, w, DCTX, off));
+            }
+            Builtin::Id => {
+                self.a
+                    .emit(Insn::ldx_mem(Size::W, w, DCTX, layout::D_PROBE_ID));
+            }
+            Builtin::Epid => self.a.mov_imm(w, self.epid as i64),
+            Builtin::Errno => {
+                self.a
+                    .emit(Insn::ldx_memsx(Size::W, w, DCTX, layout::D_ERRNO));
+            }
+            _ => self.a.emit(Insn::mov64_imm(w, 0)),
+        }
+        self.put(d, w);
+        d
+    }
+
+    /// probeprov/probemod/probefunc/probename: a literal when every probe of the
+    /// clause in this program agrees, else a lookup in the probe-name table.
+    fn probe_string(&mut self, b: Builtin, ty: &Ty) -> Val {
+        let field = match b {
+            Builtin::Probeprov => 0,
+            Builtin::Probemod => 1,
+            Builtin::Probefunc => 2,
+            _ => 3,
+        };
+        let pick = |p: &dtrace_sema::ProbeInfo| -> String {
+            match field {
+                0 => p.provider.clone(),
+                1 => p.module.clone(),
+                2 => p.function.clone(),
+                _ => p.name.clone(),
+            }
+        };
+        let vals: Vec<String> = self.probes.iter().map(pick).collect();
+        let first = vals.first().cloned().unwrap_or_default();
+        let want = str_cap(ty);
+        if vals.iter().all(|v| *v == first) || self.l.probeinfo.is_none() {
+            // A literal of capacity round8(len+1) <= want; widen it for readers.
+            let bytes = first.into_bytes();
+            let v = self.str_literal(&bytes);
+            let have = crate::layout::round8(bytes.len() as u32 + 1).min(want);
+            if have < want {
+                let tmp = self.tmp_str(want);
+                let r = self.get(v, Reg::R2);
+                crate::strings::copy(&mut self.a, DCTX, tmp as i16, want, r, 0, have, Reg::R3);
+                let w = self.work_reg(v, Reg::R0);
+                self.dctx_ptr(w, tmp);
+                self.put(v, w);
+            }
+            return v;
+        }
+        let map = self.l.probeinfo.unwrap_or(0);
+        let caps = self.l.probe_caps;
+        let off: u32 = caps[..field].iter().sum();
+        let cap = caps[field];
+        let tmp = self.tmp_str(want);
+        // key = probe index
+        self.a
+            .emit(Insn::ldx_mem(Size::W, Reg::R0, DCTX, layout::D_PROBE_INDEX));
+        self.a
+            .emit(Insn::stx_mem(Size::W, Reg::FP, Reg::R0, FP_SCRATCH));
+        self.a.ld_map(Reg::R1, map);
+        self.a.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+        self.a
+            .emit(Insn::alu64_imm(AluOp::Add, Reg::R2, FP_SCRATCH as i32));
+        self.a.call_helper(helper::MAP_LOOKUP_ELEM);
+        let missing = self.a.label();
+        let end = self.a.label();
+        self.a.jmp_imm(dtrace_bpf::JmpOp::Eq, Reg::R0, 0, missing);
+        crate::strings::copy(
+            &mut self.a,
+            DCTX,
+            tmp as i16,
+            want,
+            Reg::R0,
+            off as i16,
+            cap,
+            Reg::R3,
+        );
+        self.a.ja(end);
+        self.a.bind(missing);
+        self.zero(DCTX, tmp as i16, want);
+        self.a.bind(end);
+        let d = self.alloc(true);
+        let w = self.work_reg(d, Reg::R0);
+        self.dctx_ptr(w, tmp);
+        self.put(d, w);
+        d
+    }
+}

@@ -1,0 +1,174 @@
+//! One clause subprogram: predicate, record reservation, statements, and the fault
+//! paths. Called with r1 = dctx; returns 0, or 1 after a fault (fault details are in
+//! dctx for the ERROR subprogram).
+
+use crate::asm::Asm;
+use crate::gen::{Gen, DCTX, FP_RECORD};
+use crate::layout::{self, Layout};
+use crate::record::RecordPlan;
+use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
+use dtrace_sema::{CompileOptions, ProbeInfo, TClause, TStmt, TypedProgram};
+
+/// `bpf_ringbuf_submit` flags.
+const BPF_RB_NO_WAKEUP: i32 = 1;
+const BPF_RB_FORCE_WAKEUP: i32 = 2;
+
+pub struct ClauseCode {
+    pub asm: Asm,
+    /// Bytes of dctx string temporaries this clause needs.
+    pub tmp_size: u32,
+}
+
+fn has_exit(body: &[TStmt]) -> bool {
+    body.iter().any(|s| match s {
+        TStmt::Exit { .. } => true,
+        TStmt::If { then, els, .. } => has_exit(then) || has_exit(els),
+        _ => false,
+    })
+}
+
+pub fn gen_clause(
+    l: &mut Layout,
+    tp: &TypedProgram,
+    opts: &CompileOptions,
+    clause: &TClause,
+    probes: Vec<ProbeInfo>,
+) -> ClauseCode {
+    let epid = clause.index + 1;
+    let plan = RecordPlan::new(&clause.body);
+    let mut g = Gen::new(l, tp, opts, probes, epid);
+    let skip = g.a.label();
+    g.a.emit(Insn::mov64_reg(DCTX, Reg::R1));
+    if let Some(p) = &clause.predicate {
+        g.branch_if_false(p, skip);
+        g.tmp_off = 0;
+    }
+    if clause.emits_record {
+        let ok = g.a.label();
+        g.a.ld_map(Reg::R1, g.l.ringbuf);
+        g.a.emit(Insn::mov64_imm(Reg::R2, plan.size as i32));
+        g.a.emit(Insn::mov64_imm(Reg::R3, 0));
+        g.a.call_helper(helper::RINGBUF_RESERVE);
+        g.a.jmp_imm(JmpOp::Ne, Reg::R0, 0, ok);
+        g.count_drop(layout::DROP_RINGBUF);
+        g.a.ja(skip);
+        g.a.bind(ok);
+        g.a.emit(Insn::stx_mem(Size::DW, Reg::FP, Reg::R0, FP_RECORD));
+        if plan.any_conditional {
+            g.zero(Reg::R0, 0, plan.size);
+        }
+        g.a.emit(Insn::st_mem(Size::W, Reg::R0, 0, epid as i32));
+        g.a.emit(Insn::ldx_mem(Size::W, Reg::R1, DCTX, layout::D_PROBE_ID));
+        g.a.emit(Insn::stx_mem(Size::W, Reg::R0, Reg::R1, 4));
+        g.a.emit(Insn::st_mem(Size::W, Reg::R0, 12, plan.static_flags as i32));
+        g.a.call_helper(helper::GET_SMP_PROCESSOR_ID);
+        g.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
+        g.a.emit(Insn::stx_mem(Size::W, Reg::R1, Reg::R0, 8));
+        g.in_body = true;
+    }
+    let mut cursor = 0usize;
+    g.stmts(&clause.body, &plan, &mut cursor);
+    if clause.emits_record {
+        g.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
+        let wake = if has_exit(&clause.body) {
+            BPF_RB_FORCE_WAKEUP
+        } else {
+            BPF_RB_NO_WAKEUP
+        };
+        g.a.emit(Insn::mov64_imm(Reg::R2, wake));
+        g.a.call_helper(helper::RINGBUF_SUBMIT);
+    }
+    g.a.bind(skip);
+    g.a.emit(Insn::mov64_imm(Reg::R0, 0));
+    g.a.emit(Insn::exit());
+    // Fault before the record exists.
+    let fp = g.fault_pred;
+    g.a.bind(fp);
+    g.a.emit(Insn::st_mem(
+        Size::W,
+        DCTX,
+        layout::D_FAULT_EPID,
+        epid as i32,
+    ));
+    g.a.emit(Insn::mov64_imm(Reg::R0, 1));
+    g.a.emit(Insn::exit());
+    // Fault with a reserved record: discard it.
+    let fb = g.fault_body;
+    g.a.bind(fb);
+    g.a.emit(Insn::st_mem(
+        Size::W,
+        DCTX,
+        layout::D_FAULT_EPID,
+        epid as i32,
+    ));
+    if clause.emits_record {
+        g.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
+        g.a.emit(Insn::mov64_imm(Reg::R2, 0));
+        g.a.call_helper(helper::RINGBUF_DISCARD);
+    }
+    g.a.emit(Insn::mov64_imm(Reg::R0, 1));
+    g.a.emit(Insn::exit());
+    let tmp_size = g.tmp_max;
+    ClauseCode {
+        asm: g.a.finish(),
+        tmp_size,
+    }
+}
+
+impl<'a> Gen<'a> {
+    pub fn stmts(&mut self, body: &[TStmt], plan: &RecordPlan, cursor: &mut usize) {
+        for s in body {
+            self.stmt(s, plan, cursor);
+        }
+    }
+
+    fn stmt(&mut self, s: &TStmt, plan: &RecordPlan, cursor: &mut usize) {
+        self.tmp_off = 0;
+        if !matches!(s, TStmt::If { .. }) {
+            self.stmt_no += 1;
+        }
+        match s {
+            TStmt::Expr(e) => {
+                let v = self.expr(e);
+                self.free(v);
+            }
+            TStmt::If { cond, then, els } => {
+                self.stmt_no += 1;
+                let f = self.a.label();
+                let end = self.a.label();
+                self.branch_if_false(cond, f);
+                self.stmts(then, plan, cursor);
+                self.a.ja(end);
+                self.a.bind(f);
+                self.stmts(els, plan, cursor);
+                self.a.bind(end);
+            }
+            TStmt::AggUpdate {
+                agg,
+                keys,
+                value,
+                incr,
+                ..
+            } => self.agg_update(*agg, keys, value.as_ref(), incr.as_ref()),
+            _ => {
+                let i = *cursor;
+                *cursor += 1;
+                if let Some(desc) = plan.actions.get(i) {
+                    let desc = desc.clone();
+                    self.action(s, &desc);
+                    if plan.conditional.get(i).copied().unwrap_or(false) && i < 31 {
+                        self.set_flag(1 << i);
+                    }
+                }
+            }
+        }
+    }
+
+    fn set_flag(&mut self, bit: u32) {
+        self.a
+            .emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
+        self.a.emit(Insn::ldx_mem(Size::W, Reg::R2, Reg::R1, 12));
+        self.a.emit(Insn::alu32_imm(AluOp::Or, Reg::R2, bit as i32));
+        self.a.emit(Insn::stx_mem(Size::W, Reg::R1, Reg::R2, 12));
+    }
+}

@@ -1,0 +1,112 @@
+//! The ERROR subprogram: writes the fault record, then runs the user's ERROR
+//! clauses with DTrace's ERROR arguments (arg1 EPID, arg2 action, arg3 offset,
+//! arg4 fault kind, arg5 address), restoring the probe context afterwards.
+
+use crate::asm::{Asm, FuncId};
+use crate::desc::{EPID_FAULT, FAULT_RECORD_SIZE};
+use crate::layout::{self, Layout};
+use dtrace_bpf::{helper, Insn, JmpOp, Reg, Size};
+
+const SAVED: [i16; 8] = [
+    layout::D_PROBE_ID,
+    layout::D_PROBE_INDEX,
+    layout::D_ARGS,
+    layout::D_ARGS + 8,
+    layout::D_ARGS + 16,
+    layout::D_ARGS + 24,
+    layout::D_ARGS + 32,
+    layout::D_ARGS + 40,
+];
+
+pub fn build(l: &Layout, error_probe: Option<(u32, u32)>, clauses: &[FuncId]) -> Asm {
+    let mut a = Asm::new();
+    let dc = Reg::R6;
+    let rec = Reg::R7;
+    let run = a.label();
+    a.emit(Insn::mov64_reg(dc, Reg::R1));
+    a.ld_map(Reg::R1, l.ringbuf);
+    a.emit(Insn::mov64_imm(Reg::R2, FAULT_RECORD_SIZE as i32));
+    a.emit(Insn::mov64_imm(Reg::R3, 0));
+    a.call_helper(helper::RINGBUF_RESERVE);
+    let ok = a.label();
+    a.jmp_imm(JmpOp::Ne, Reg::R0, 0, ok);
+    crate::gen::emit_count_drop(&mut a, l.drops, layout::DROP_RINGBUF, -8);
+    a.ja(run);
+    a.bind(ok);
+    a.emit(Insn::mov64_reg(rec, Reg::R0));
+    a.emit(Insn::st_mem(Size::W, rec, 0, EPID_FAULT as i32));
+    a.emit(Insn::ldx_mem(Size::W, Reg::R1, dc, layout::D_PROBE_ID));
+    a.emit(Insn::stx_mem(Size::W, rec, Reg::R1, 4));
+    a.emit(Insn::st_mem(
+        Size::W,
+        rec,
+        12,
+        crate::RECORD_FLAGS_VALID as i32,
+    ));
+    a.call_helper(helper::GET_SMP_PROCESSOR_ID);
+    a.emit(Insn::stx_mem(Size::W, rec, Reg::R0, 8));
+    for (src, dst, size) in [
+        (layout::D_FAULT_EPID, 16, Size::W),
+        (layout::D_FAULT_ACTION, 20, Size::W),
+        (layout::D_FAULT_KIND, 24, Size::W),
+        (layout::D_FAULT_PC, 28, Size::W),
+        (layout::D_FAULT_ADDR, 32, Size::DW),
+    ] {
+        a.emit(Insn::ldx_mem(size, Reg::R1, dc, src));
+        a.emit(Insn::stx_mem(size, rec, Reg::R1, dst));
+    }
+    a.emit(Insn::mov64_reg(Reg::R1, rec));
+    a.emit(Insn::mov64_imm(Reg::R2, 0));
+    a.call_helper(helper::RINGBUF_SUBMIT);
+    a.bind(run);
+    if let (Some((id, index)), false) = (error_probe, clauses.is_empty()) {
+        for (i, off) in SAVED.iter().enumerate() {
+            a.emit(Insn::ldx_mem(Size::DW, Reg::R1, dc, *off));
+            a.emit(Insn::stx_mem(
+                Size::DW,
+                dc,
+                Reg::R1,
+                layout::D_SAVE + 8 * i as i16,
+            ));
+        }
+        a.mov_imm(Reg::R1, id as i64);
+        a.emit(Insn::stx_mem(Size::DW, dc, Reg::R1, layout::D_PROBE_ID));
+        a.mov_imm(Reg::R1, index as i64);
+        a.emit(Insn::stx_mem(Size::DW, dc, Reg::R1, layout::D_PROBE_INDEX));
+        a.emit(Insn::st_mem(Size::DW, dc, layout::D_ARGS, 0));
+        for (k, (src, size)) in [
+            (layout::D_FAULT_EPID, Size::W),
+            (layout::D_FAULT_ACTION, Size::W),
+            (layout::D_FAULT_PC, Size::W),
+            (layout::D_FAULT_KIND, Size::W),
+            (layout::D_FAULT_ADDR, Size::DW),
+        ]
+        .iter()
+        .enumerate()
+        {
+            a.emit(Insn::ldx_mem(*size, Reg::R1, dc, *src));
+            a.emit(Insn::stx_mem(
+                Size::DW,
+                dc,
+                Reg::R1,
+                layout::D_ARGS + 8 * (k as i16 + 1),
+            ));
+        }
+        for f in clauses {
+            a.emit(Insn::mov64_reg(Reg::R1, dc));
+            a.call_func(*f);
+        }
+        for (i, off) in SAVED.iter().enumerate() {
+            a.emit(Insn::ldx_mem(
+                Size::DW,
+                Reg::R1,
+                dc,
+                layout::D_SAVE + 8 * i as i16,
+            ));
+            a.emit(Insn::stx_mem(Size::DW, dc, Reg::R1, *off));
+        }
+    }
+    a.emit(Insn::mov64_imm(Reg::R0, 0));
+    a.emit(Insn::exit());
+    a.finish()
+}

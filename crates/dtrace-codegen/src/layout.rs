@@ -1,0 +1,300 @@
+//! Program-wide storage layout: the maps, the per-CPU DTrace context (dctx) value,
+//! the globals value, the read-only string table and key layouts.
+
+use crate::{MapKind, MapSpec};
+use dtrace_sema::{CompileOptions, ProbeInfo, Ty, TypedProgram};
+use std::collections::BTreeMap;
+
+/// Global state word values (globals map, offset 0).
+pub const STATE_INACTIVE: i32 = 0;
+/// Tracing: probes run clauses.
+pub const STATE_ACTIVE: i32 = 1;
+/// `exit()` was called: probes do nothing until END.
+pub const STATE_DRAINING: i32 = 2;
+
+/// Offsets in the globals map value.
+pub const G_STATE: u32 = 0;
+/// Realtime minus monotonic clock, in ns, written by the runtime before BEGIN.
+pub const G_WALLTIME_OFFSET: u32 = 8;
+pub const G_VARS: u32 = 16;
+
+/// Offsets in the dctx value (per-CPU array, one entry).
+pub const D_PROBE_ID: i16 = 0;
+pub const D_PROBE_INDEX: i16 = 8;
+pub const D_ARGS: i16 = 16;
+pub const D_ERRNO: i16 = 96;
+pub const D_FAULT_EPID: i16 = 104;
+pub const D_FAULT_ACTION: i16 = 108;
+pub const D_FAULT_KIND: i16 = 112;
+pub const D_FAULT_PC: i16 = 116;
+pub const D_FAULT_ADDR: i16 = 120;
+/// Saved probe id, index and arg0..arg5 while ERROR clauses run.
+pub const D_SAVE: i16 = 128;
+/// pt_regs bytes read by the syscall trampoline.
+pub const D_REGS: i16 = 192;
+pub const D_CLAUSE_VARS: u32 = 256;
+
+/// Drop counter slots in the drops map.
+pub const DROP_RINGBUF: i32 = 0;
+pub const DROP_AGG: i32 = 1;
+pub const DROP_DYNVAR: i32 = 2;
+
+/// Offsets of a tuple's fields (natural alignment) and its 8-aligned size (>= 8).
+pub fn tuple_layout(keys: &[Ty]) -> (Vec<u32>, u32) {
+    let mut off = 0u32;
+    let mut offs = Vec::new();
+    for k in keys {
+        let a = k.align().max(1);
+        off = off.div_ceil(a) * a;
+        offs.push(off);
+        off += k.size();
+    }
+    (offs, (off.div_ceil(8) * 8).max(8))
+}
+
+pub fn round8(v: u32) -> u32 {
+    v.div_ceil(8) * 8
+}
+
+/// Everything codegen needs to know about where things live.
+#[derive(Debug)]
+pub struct Layout {
+    pub maps: Vec<MapSpec>,
+    pub ringbuf: usize,
+    pub drops: usize,
+    pub globals: usize,
+    pub dctx: usize,
+    pub strtab: usize,
+    pub probeinfo: Option<usize>,
+    pub agg_maps: BTreeMap<u32, usize>,
+    pub thread_maps: Vec<usize>,
+    pub array_maps: Vec<usize>,
+    /// Offset of each global variable in the globals value.
+    pub global_offs: Vec<u32>,
+    /// Offset of each clause-local variable in dctx.
+    pub clause_var_offs: Vec<u32>,
+    /// dctx: key staging area, value staging area, spill area, string temporaries.
+    pub key_area: u32,
+    pub key_size: u32,
+    pub stage_area: u32,
+    pub stage_size: u32,
+    pub spill_area: u32,
+    pub spill_size: u32,
+    pub tmp_area: u32,
+    /// String table bytes (read-only map value) and the offset of each entry.
+    pub strtab_bytes: Vec<u8>,
+    strtab_index: BTreeMap<Vec<u8>, u32>,
+    /// Offset of a zero region of `zero_size` bytes in the string table.
+    pub zero_off: u32,
+    pub zero_size: u32,
+    /// probeinfo: dense index per probe id, and the capacity of each of the 4 names.
+    pub probe_index: BTreeMap<u32, u32>,
+    pub probe_caps: [u32; 4],
+    pub str_cap: u32,
+}
+
+/// Bytes reserved for spilled temporaries that overflow the stack.
+const SPILL_SLOTS: u32 = 32;
+
+impl Layout {
+    pub fn new(tp: &TypedProgram, probes: &[Vec<ProbeInfo>], opts: &CompileOptions) -> Layout {
+        let str_cap = opts.str_cap();
+        let mut maps = Vec::new();
+        let mut add = |m: MapSpec| {
+            maps.push(m);
+            maps.len() - 1
+        };
+        let pages = opts.bufsize.max(4096).next_power_of_two();
+        let ringbuf = add(MapSpec::new("dt_ringbuf", MapKind::Ringbuf, 0, 0, pages));
+        let drops = add(MapSpec::new("dt_drops", MapKind::PercpuArray, 4, 8, 3));
+        // Globals.
+        let mut off = G_VARS;
+        let mut global_offs = Vec::new();
+        for g in &tp.globals {
+            let a = g.ty.align().max(1);
+            off = off.div_ceil(a) * a;
+            global_offs.push(off);
+            off += g.ty.size();
+        }
+        let globals = add(MapSpec::new(
+            "dt_globals",
+            MapKind::Array,
+            4,
+            round8(off),
+            1,
+        ));
+        // dctx (size fixed later, when string temporaries are known).
+        let dctx = add(MapSpec::new("dt_dctx", MapKind::PercpuArray, 4, 8, 1));
+        let strtab = add(MapSpec::new("dt_strtab", MapKind::Array, 4, 8, 1));
+        let mut agg_maps = BTreeMap::new();
+        let mut key_size = 8u32;
+        let mut zero_size = 8u32;
+        for a in &tp.aggs {
+            let (_, ks) = tuple_layout(&a.keys);
+            key_size = key_size.max(ks);
+            let vs = crate::agg::agg_func(&a.kind).value_size();
+            zero_size = zero_size.max(vs);
+            let name = format!("dt_agg_{}", if a.name.is_empty() { "_" } else { &a.name });
+            let m = add(MapSpec::new(
+                &name,
+                MapKind::PercpuHash,
+                ks,
+                vs,
+                opts.aggsize.max(1),
+            ));
+            agg_maps.insert(a.id, m);
+        }
+        let mut stage_size = 8u32;
+        let mut thread_maps = Vec::new();
+        for v in &tp.thread_vars {
+            let vs = round8(v.ty.size());
+            stage_size = stage_size.max(vs);
+            let name = format!("dt_self_{}", v.name);
+            thread_maps.push(add(MapSpec::new(
+                &name,
+                MapKind::Hash,
+                8,
+                vs,
+                opts.dynvarsize.max(1),
+            )));
+        }
+        let mut array_maps = Vec::new();
+        for a in &tp.arrays {
+            let (_, ks) = tuple_layout(&a.keys);
+            key_size = key_size.max(ks);
+            let vs = round8(a.value.size());
+            stage_size = stage_size.max(vs);
+            let name = format!("dt_arr_{}", a.name);
+            array_maps.push(add(MapSpec::new(
+                &name,
+                MapKind::Hash,
+                ks,
+                vs,
+                opts.dynvarsize.max(1),
+            )));
+        }
+        // Probe names table (only used by clauses whose probes differ in a name).
+        let mut probe_index = BTreeMap::new();
+        let mut caps = [8u32; 4];
+        let mut all: BTreeMap<u32, &ProbeInfo> = BTreeMap::new();
+        for p in probes.iter().flatten() {
+            all.insert(p.id, p);
+        }
+        for (i, (id, p)) in all.iter().enumerate() {
+            probe_index.insert(*id, i as u32);
+            for (k, s) in [&p.provider, &p.module, &p.function, &p.name]
+                .iter()
+                .enumerate()
+            {
+                caps[k] = caps[k].max(round8(s.len() as u32 + 1).min(str_cap));
+            }
+        }
+        let probeinfo = if all.is_empty() {
+            None
+        } else {
+            let vs: u32 = caps.iter().sum();
+            let mut m = MapSpec::new("dt_probes", MapKind::Array, 4, vs, all.len() as u32);
+            for (id, p) in &all {
+                let mut v = Vec::new();
+                for (k, s) in [&p.provider, &p.module, &p.function, &p.name]
+                    .iter()
+                    .enumerate()
+                {
+                    let mut b: Vec<u8> = s
+                        .as_bytes()
+                        .iter()
+                        .copied()
+                        .take(caps[k] as usize - 1)
+                        .collect();
+                    b.resize(caps[k] as usize, 0);
+                    v.extend_from_slice(&b);
+                }
+                let idx = probe_index.get(id).copied().unwrap_or(0);
+                m.initial.push((idx.to_ne_bytes().to_vec(), v));
+            }
+            // Not frozen: see the syscall tables in link.rs.
+            m.flags = crate::BPF_F_RDONLY_PROG;
+            Some(add(m))
+        };
+        // dctx fixed areas.
+        let mut off = D_CLAUSE_VARS;
+        let mut clause_var_offs = Vec::new();
+        for v in &tp.clause_vars {
+            off = round8(off);
+            clause_var_offs.push(off);
+            off += v.ty.size();
+        }
+        let key_area = round8(off);
+        let stage_area = key_area + round8(key_size);
+        let spill_area = stage_area + round8(stage_size);
+        let spill_size = SPILL_SLOTS * 8;
+        let tmp_area = spill_area + spill_size;
+        let mut l = Layout {
+            maps,
+            ringbuf,
+            drops,
+            globals,
+            dctx,
+            strtab,
+            probeinfo,
+            agg_maps,
+            thread_maps,
+            array_maps,
+            global_offs,
+            clause_var_offs,
+            key_area,
+            key_size: round8(key_size),
+            stage_area,
+            stage_size: round8(stage_size),
+            spill_area,
+            spill_size,
+            tmp_area,
+            strtab_bytes: Vec::new(),
+            strtab_index: BTreeMap::new(),
+            zero_off: 0,
+            zero_size: round8(zero_size.max(str_cap)),
+            probe_index,
+            probe_caps: caps,
+            str_cap,
+        };
+        l.strtab_bytes.resize(l.zero_size as usize, 0);
+        for s in &tp.strings {
+            l.intern(s);
+        }
+        l
+    }
+
+    /// Offset of a NUL-padded copy of `s` in the string table (capacity round8(len+1)).
+    pub fn intern(&mut self, s: &[u8]) -> u32 {
+        if s.is_empty() {
+            return self.zero_off;
+        }
+        if let Some(o) = self.strtab_index.get(s) {
+            return *o;
+        }
+        let off = self.strtab_bytes.len() as u32;
+        self.strtab_bytes.extend_from_slice(s);
+        let cap = round8(s.len() as u32 + 1);
+        self.strtab_bytes.resize((off + cap) as usize, 0);
+        self.strtab_index.insert(s.to_vec(), off);
+        off
+    }
+
+    /// Fix sizes known only after all code is generated.
+    pub fn finish(&mut self, tmp_size: u32) {
+        // Keep room after the last string so word reads past a short literal in
+        // comparisons with longer strings stay inside the value.
+        let pad = self.str_cap as usize;
+        let len = self.strtab_bytes.len() + pad;
+        self.strtab_bytes.resize(round8(len as u32) as usize, 0);
+        if let Some(m) = self.maps.get_mut(self.strtab) {
+            m.value_size = self.strtab_bytes.len() as u32;
+            m.initial = vec![(0u32.to_ne_bytes().to_vec(), self.strtab_bytes.clone())];
+            m.flags = crate::BPF_F_RDONLY_PROG;
+            m.freeze = true;
+        }
+        if let Some(m) = self.maps.get_mut(self.dctx) {
+            m.value_size = round8(self.tmp_area + tmp_size);
+        }
+    }
+}

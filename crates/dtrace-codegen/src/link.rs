@@ -1,0 +1,338 @@
+//! Grouping clauses into programs (one per attachment), building each program's
+//! trampoline, clause subprograms and ERROR subprogram, and linking them: local
+//! calls resolved, relocations and clause ranges placed. Also the `-S` listing.
+
+use crate::asm::{Asm, FuncId, MapReloc};
+use crate::clause::gen_clause;
+use crate::desc::{EpidDesc, ProbeName, ProgramDesc};
+use crate::layout::{round8, Layout};
+use crate::record::RecordPlan;
+use crate::trampoline::{self, Dispatch};
+use crate::{Attach, BpfProgram, CompiledProgram, MapKind, MapSpec, ProgType};
+use dtrace_bpf::MapRef;
+use dtrace_sema::{CompileOptions, ProbeInfo, ProbeKind, TypedProgram};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Group {
+    Begin,
+    SysEnter,
+    SysExit,
+    Profile(u32),
+    End,
+}
+
+fn group_of(p: &ProbeInfo) -> Option<Group> {
+    Some(match p.kind {
+        ProbeKind::Begin => Group::Begin,
+        ProbeKind::End => Group::End,
+        ProbeKind::Error => return None,
+        ProbeKind::SyscallEntry { .. } => Group::SysEnter,
+        ProbeKind::SyscallReturn { .. } => Group::SysExit,
+        ProbeKind::Profile { .. } | ProbeKind::Tick { .. } => Group::Profile(p.id),
+    })
+}
+
+/// Compile a checked program into maps, programs and the consumer's descriptions.
+pub fn compile(
+    tp: &TypedProgram,
+    probes: &[Vec<ProbeInfo>],
+    opts: &CompileOptions,
+) -> CompiledProgram {
+    let mut l = Layout::new(tp, probes, opts);
+    // Clauses per group, in program order, with the probes they have there.
+    let mut groups: BTreeMap<Group, Vec<(usize, Vec<ProbeInfo>)>> = BTreeMap::new();
+    let mut error_clauses = Vec::new();
+    let mut error_probe = None;
+    for (ci, ps) in probes.iter().enumerate().take(tp.clauses.len()) {
+        let mut per: BTreeMap<Group, Vec<ProbeInfo>> = BTreeMap::new();
+        for p in ps {
+            match group_of(p) {
+                Some(g) => {
+                    let v = per.entry(g).or_default();
+                    if !v.iter().any(|q| q.id == p.id) {
+                        v.push(p.clone());
+                    }
+                }
+                None => {
+                    if !error_clauses.contains(&ci) {
+                        error_clauses.push(ci);
+                    }
+                    error_probe = Some(p.clone());
+                }
+            }
+        }
+        for (g, v) in per {
+            groups.entry(g).or_default().push((ci, v));
+        }
+    }
+    let error_ids = error_probe
+        .as_ref()
+        .map(|p| (p.id, l.probe_index.get(&p.id).copied().unwrap_or(0)));
+    let mut programs = Vec::new();
+    let mut tmp_max = 0u32;
+    for (g, members) in &groups {
+        let mut funcs: Vec<(Asm, Option<usize>)> = Vec::new();
+        funcs.push((Asm::new(), None));
+        let mut clause_ids = Vec::new();
+        let mut args = false;
+        for (ci, ps) in members {
+            let Some(c) = tp.clauses.get(*ci) else {
+                continue;
+            };
+            args |= c.args_used != 0;
+            let code = gen_clause(&mut l, tp, opts, c, ps.clone());
+            tmp_max = tmp_max.max(code.tmp_size);
+            clause_ids.push(FuncId(funcs.len()));
+            funcs.push((code.asm, Some(*ci)));
+        }
+        let err_id = FuncId(funcs.len());
+        funcs.push((Asm::new(), None));
+        let mut err_clause_ids = Vec::new();
+        for ci in &error_clauses {
+            let Some(c) = tp.clauses.get(*ci) else {
+                continue;
+            };
+            let ps: Vec<ProbeInfo> = error_probe.iter().cloned().collect();
+            let code = gen_clause(&mut l, tp, opts, c, ps);
+            tmp_max = tmp_max.max(code.tmp_size);
+            err_clause_ids.push(FuncId(funcs.len()));
+            funcs.push((code.asm, Some(*ci)));
+        }
+        funcs[err_id.0].0 = crate::error::build(&l, error_ids, &err_clause_ids);
+        let d = Dispatch {
+            clauses: clause_ids,
+            error: err_id,
+            masked: matches!(g, Group::SysEnter | Group::SysExit),
+        };
+        let first = members.first().and_then(|(_, ps)| ps.first().cloned());
+        let probe_id = first.as_ref().map(|p| p.id).unwrap_or(0);
+        let index = l.probe_index.get(&probe_id).copied().unwrap_or(0);
+        let (name, prog_type, attach, main) = match g {
+            Group::Begin => (
+                "dtrace_begin".to_string(),
+                ProgType::RawTracepoint,
+                Attach::Begin,
+                trampoline::dtrace::build(&l, false, probe_id, index, args, &d),
+            ),
+            Group::End => (
+                "dtrace_end".to_string(),
+                ProgType::RawTracepoint,
+                Attach::End,
+                trampoline::dtrace::build(&l, true, probe_id, index, args, &d),
+            ),
+            Group::SysEnter | Group::SysExit => {
+                let exit = *g == Group::SysExit;
+                let table = syscall_table(&mut l, exit, members, opts);
+                let nr_max = opts.max_syscalls;
+                (
+                    if exit {
+                        "dtrace_sys_exit"
+                    } else {
+                        "dtrace_sys_enter"
+                    }
+                    .to_string(),
+                    ProgType::RawTracepoint,
+                    Attach::RawTracepoint(if exit { "sys_exit" } else { "sys_enter" }),
+                    trampoline::syscall::build(&l, exit, table, nr_max, args, &d),
+                )
+            }
+            Group::Profile(id) => {
+                let (period_ns, all_cpus) = match first.as_ref().map(|p| p.kind) {
+                    Some(ProbeKind::Profile { period_ns }) => (period_ns, true),
+                    Some(ProbeKind::Tick { period_ns }) => (period_ns, false),
+                    _ => (1_000_000_000, false),
+                };
+                (
+                    format!("dtrace_prof_{id}"),
+                    ProgType::PerfEvent,
+                    Attach::CpuClock {
+                        period_ns,
+                        all_cpus,
+                    },
+                    trampoline::profile::build(&l, probe_id, index, args, &d),
+                )
+            }
+        };
+        funcs[0].0 = main;
+        programs.push(link(name, prog_type, attach, funcs, tp));
+    }
+    l.finish(tmp_max);
+    let desc = describe(tp, probes);
+    CompiledProgram {
+        desc,
+        ringbuf_map: l.ringbuf,
+        drops_map: l.drops,
+        agg_maps: l.agg_maps.clone(),
+        globals_map: l.globals,
+        maps: l.maps,
+        programs,
+    }
+}
+
+/// The read-only syscall table of a syscall program: nr -> {probe id, probe index,
+/// clause mask words}.
+fn syscall_table(
+    l: &mut Layout,
+    exit: bool,
+    members: &[(usize, Vec<ProbeInfo>)],
+    opts: &CompileOptions,
+) -> usize {
+    let words = members.len().div_ceil(32).max(1);
+    let vsize = 8 + 4 * words as u32;
+    let mut entries: BTreeMap<u32, (u32, Vec<u32>)> = BTreeMap::new();
+    for (k, (_, ps)) in members.iter().enumerate() {
+        for p in ps {
+            let nr = match p.kind {
+                ProbeKind::SyscallEntry { nr } | ProbeKind::SyscallReturn { nr } => nr,
+                _ => continue,
+            };
+            if nr >= opts.max_syscalls {
+                continue;
+            }
+            let e = entries.entry(nr).or_insert((p.id, vec![0; words]));
+            if let Some(w) = e.1.get_mut(k / 32) {
+                *w |= 1 << (k % 32);
+            }
+        }
+    }
+    let name = if exit { "dt_sysret" } else { "dt_sysent" };
+    let mut m = MapSpec::new(
+        name,
+        MapKind::Array,
+        4,
+        round8(vsize),
+        opts.max_syscalls.max(1),
+    );
+    for (nr, (id, mask)) in entries {
+        let mut v = Vec::new();
+        v.extend_from_slice(&id.to_ne_bytes());
+        v.extend_from_slice(&l.probe_index.get(&id).copied().unwrap_or(0).to_ne_bytes());
+        for w in mask {
+            v.extend_from_slice(&w.to_ne_bytes());
+        }
+        v.resize(round8(vsize) as usize, 0);
+        m.initial.push((nr.to_ne_bytes().to_vec(), v));
+    }
+    // Not frozen: the verifier cannot read frozen multi-entry arrays as constants
+    // (it tries, and fails with ENOTSUPP); BPF_F_RDONLY_PROG still forbids writes.
+    m.flags = crate::BPF_F_RDONLY_PROG;
+    l.maps.push(m);
+    l.maps.len() - 1
+}
+
+fn link(
+    name: String,
+    prog_type: ProgType,
+    attach: Attach,
+    funcs: Vec<(Asm, Option<usize>)>,
+    tp: &TypedProgram,
+) -> BpfProgram {
+    let mut starts = Vec::new();
+    let mut pos = 0usize;
+    for (f, _) in &funcs {
+        starts.push(pos);
+        pos += f.insns.len();
+    }
+    let mut insns = Vec::with_capacity(pos);
+    let mut relocs = Vec::new();
+    let mut clause_ranges = Vec::new();
+    for (i, (f, ci)) in funcs.iter().enumerate() {
+        let base = starts[i];
+        let mut code = f.insns.clone();
+        for (at, FuncId(t)) in &f.calls {
+            let target = starts.get(*t).copied().unwrap_or(0) as i64;
+            if let Some(insn) = code.get_mut(*at) {
+                insn.imm = (target - (base + at + 1) as i64) as i32;
+            }
+        }
+        for r in &f.relocs {
+            relocs.push(MapReloc {
+                insn: r.insn + base,
+                ..*r
+            });
+        }
+        if let Some(ci) = ci {
+            if let Some(c) = tp.clauses.get(*ci) {
+                clause_ranges.push((base..base + code.len(), c.index, c.span));
+            }
+        }
+        insns.extend(code);
+    }
+    BpfProgram {
+        name,
+        prog_type,
+        attach,
+        insns,
+        relocs,
+        clause_ranges,
+    }
+}
+
+fn describe(tp: &TypedProgram, probes: &[Vec<ProbeInfo>]) -> ProgramDesc {
+    let mut d = ProgramDesc::default();
+    for c in &tp.clauses {
+        let plan = RecordPlan::new(&c.body);
+        d.epids.insert(
+            c.index + 1,
+            EpidDesc {
+                epid: c.index + 1,
+                clause: c.index,
+                size: plan.size,
+                actions: plan.actions,
+            },
+        );
+    }
+    for a in &tp.aggs {
+        d.aggs.insert(a.id, crate::agg::agg_desc(a));
+    }
+    for p in probes.iter().flatten() {
+        d.probes.insert(
+            p.id,
+            ProbeName {
+                provider: p.provider.clone(),
+                module: p.module.clone(),
+                function: p.function.clone(),
+                name: p.name.clone(),
+            },
+        );
+    }
+    d
+}
+
+/// The `dtrace -S` listing: every program with its clause boundaries marked.
+pub fn disassemble(cp: &CompiledProgram) -> String {
+    let mut out = String::new();
+    let names = |r: MapRef| -> Option<String> {
+        let i = match r {
+            MapRef::Fd(i) | MapRef::Index(i) => i,
+        };
+        cp.maps.get(i as usize).map(|m| m.name.clone())
+    };
+    for p in &cp.programs {
+        out.push_str(&format!(
+            "program {} ({:?}, {:?}): {} instructions\n",
+            p.name,
+            p.prog_type,
+            p.attach,
+            p.insns.len()
+        ));
+        let text = dtrace_bpf::disassemble_with(&p.insns, &names);
+        for line in text.lines() {
+            let idx: Option<usize> = line.split(':').next().and_then(|s| s.trim().parse().ok());
+            if let Some(i) = idx {
+                for (r, c, _) in &p.clause_ranges {
+                    if r.start == i {
+                        out.push_str(&format!("; ---- clause {} (epid {}) ----\n", c, c + 1));
+                    }
+                }
+                if i == 0 {
+                    out.push_str("; ---- trampoline ----\n");
+                }
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}

@@ -1,0 +1,103 @@
+//! Record layouts: where each recording action's fields go in a clause's record.
+//! The plan is computed before code generation (the record is reserved first) and
+//! consumed in the same statement order while generating code.
+
+use crate::desc::{ActionDesc, ActionKind, Field, ValueType, HEADER_SIZE};
+use dtrace_sema::{TStmt, Ty};
+
+pub fn value_type(t: &Ty) -> ValueType {
+    match t {
+        Ty::Int { size, signed, .. } => ValueType::Int {
+            size: *size,
+            signed: *signed,
+        },
+        Ty::Str { cap } => ValueType::String { size: *cap },
+        Ty::Void => ValueType::Bytes { size: 0 },
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RecordPlan {
+    pub size: u32,
+    pub actions: Vec<ActionDesc>,
+    /// Whether each action is under an `if` (executed conditionally).
+    pub conditional: Vec<bool>,
+    /// Flags bits of actions that always run.
+    pub static_flags: u32,
+    pub any_conditional: bool,
+}
+
+impl RecordPlan {
+    pub fn new(body: &[TStmt]) -> RecordPlan {
+        let mut p = RecordPlan {
+            size: HEADER_SIZE,
+            ..RecordPlan::default()
+        };
+        p.walk(body, false);
+        p.size = p.size.div_ceil(8) * 8;
+        p.static_flags |= crate::RECORD_FLAGS_VALID;
+        for (i, c) in p.conditional.iter().enumerate() {
+            if !*c && i < 31 {
+                p.static_flags |= 1 << i;
+            }
+        }
+        p.any_conditional = p.conditional.iter().any(|c| *c);
+        p
+    }
+
+    fn field(&mut self, t: &Ty) -> Field {
+        let vt = value_type(t);
+        let align = match vt {
+            ValueType::Int { size, .. } => size as u32,
+            _ => 8,
+        }
+        .max(1);
+        let off = self.size.div_ceil(align) * align;
+        self.size = off + vt.size();
+        Field {
+            offset: off,
+            ty: vt,
+        }
+    }
+
+    fn walk(&mut self, body: &[TStmt], cond: bool) {
+        for s in body {
+            let kind_fields: Option<(ActionKind, Vec<Field>)> = match s {
+                TStmt::If { then, els, .. } => {
+                    self.walk(then, true);
+                    self.walk(els, true);
+                    None
+                }
+                TStmt::Trace { value } => {
+                    let f = self.field(&value.ty);
+                    Some((ActionKind::Trace, vec![f]))
+                }
+                TStmt::Printf { format, args } => {
+                    let fs = args.iter().map(|a| self.field(&a.ty)).collect();
+                    Some((
+                        ActionKind::Printf {
+                            format: format.clone(),
+                        },
+                        fs,
+                    ))
+                }
+                TStmt::Exit { status } => {
+                    let f = self.field(&status.ty);
+                    Some((ActionKind::Exit, vec![f]))
+                }
+                TStmt::Printa { format, aggs } => Some((
+                    ActionKind::Printa {
+                        format: format.clone(),
+                        aggs: aggs.clone(),
+                    },
+                    Vec::new(),
+                )),
+                TStmt::Expr(_) | TStmt::AggUpdate { .. } => None,
+            };
+            if let Some((kind, fields)) = kind_fields {
+                self.actions.push(ActionDesc { kind, fields });
+                self.conditional.push(cond);
+            }
+        }
+    }
+}

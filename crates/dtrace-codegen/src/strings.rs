@@ -1,0 +1,61 @@
+//! String operations on NUL-padded buffers: copy with padding or truncation, and
+//! comparison eight bytes at a time (big-endian word compares order like strcmp
+//! because every buffer is zero after its NUL).
+
+use crate::asm::Asm;
+use dtrace_bpf::{Insn, JmpOp, Reg, Size};
+
+/// Copy the string at `src + soff` (capacity `scap`) into `dst + doff` (capacity
+/// `dcap`), zero-padding or truncating (a truncated string keeps its final NUL).
+#[allow(clippy::too_many_arguments)]
+pub fn copy(a: &mut Asm, dst: Reg, doff: i16, dcap: u32, src: Reg, soff: i16, scap: u32, tmp: Reg) {
+    let words = scap.min(dcap) / 8;
+    for i in 0..words {
+        let o = (i * 8) as i16;
+        a.emit(Insn::ldx_mem(Size::DW, tmp, src, soff + o));
+        a.emit(Insn::stx_mem(Size::DW, dst, tmp, doff + o));
+    }
+    for i in words..(dcap / 8) {
+        a.emit(Insn::st_mem(Size::DW, dst, doff + (i * 8) as i16, 0));
+    }
+    if scap > dcap && dcap > 0 {
+        a.emit(Insn::st_mem(Size::B, dst, doff + dcap as i16 - 1, 0));
+    }
+}
+
+/// Compare strings at `ra` (capacity `acap`) and `rb` (`bcap`); leaves -1, 0 or 1 in
+/// r0. Uses r3 and r4; `ra`/`rb` must not be r0, r3 or r4.
+pub fn compare(a: &mut Asm, ra: Reg, acap: u32, rb: Reg, bcap: u32) {
+    let (t1, t2) = (Reg::R3, Reg::R4);
+    let diff = a.label();
+    let lt = a.label();
+    let gt = a.label();
+    let end = a.label();
+    let common = acap.min(bcap) / 8;
+    for i in 0..common {
+        let o = (i * 8) as i16;
+        a.emit(Insn::ldx_mem(Size::DW, t1, ra, o));
+        a.emit(Insn::ldx_mem(Size::DW, t2, rb, o));
+        a.jmp_reg(JmpOp::Ne, t1, t2, diff);
+    }
+    for i in common..(acap / 8) {
+        a.emit(Insn::ldx_mem(Size::DW, t1, ra, (i * 8) as i16));
+        a.jmp_imm(JmpOp::Ne, t1, 0, gt);
+    }
+    for i in common..(bcap / 8) {
+        a.emit(Insn::ldx_mem(Size::DW, t2, rb, (i * 8) as i16));
+        a.jmp_imm(JmpOp::Ne, t2, 0, lt);
+    }
+    a.emit(Insn::mov64_imm(Reg::R0, 0));
+    a.ja(end);
+    a.bind(diff);
+    a.emit(Insn::to_be(t1, 64));
+    a.emit(Insn::to_be(t2, 64));
+    a.jmp_reg(JmpOp::Gt, t1, t2, gt);
+    a.bind(lt);
+    a.emit(Insn::mov64_imm(Reg::R0, -1));
+    a.ja(end);
+    a.bind(gt);
+    a.emit(Insn::mov64_imm(Reg::R0, 1));
+    a.bind(end);
+}

@@ -1,0 +1,93 @@
+//! Trampolines: the main function of each program. Each checks the session state,
+//! fills dctx (probe id, arguments) and calls the clauses that apply to the probe
+//! that fired, in program order; a clause that faults makes it call the ERROR
+//! subprogram before going on. Every program returns 0.
+
+pub mod dtrace;
+pub mod profile;
+pub mod syscall;
+
+use crate::asm::{Asm, FuncId, Label};
+use crate::layout::{self, Layout};
+use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
+
+/// Registers of the main function: ctx, probe-table entry, dctx.
+pub const CTX: Reg = Reg::R6;
+pub const ENTRY: Reg = Reg::R7;
+pub const DC: Reg = Reg::R8;
+
+/// What the trampoline dispatches to.
+pub struct Dispatch {
+    /// Clause subprograms in program order.
+    pub clauses: Vec<FuncId>,
+    pub error: FuncId,
+    /// Bit `i` of the clause mask selects clause `i` (syscall tables); None: all.
+    pub masked: bool,
+}
+
+/// `if state != ACTIVE goto out`
+pub fn state_check(a: &mut Asm, l: &Layout, out: Label) {
+    a.ld_map_value(Reg::R1, l.globals, layout::G_STATE);
+    a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::R1, 0));
+    a.jmp_imm(JmpOp::Ne, Reg::R1, layout::STATE_ACTIVE, out);
+}
+
+/// `DC = lookup(dctx, 0)` or `goto out`.
+pub fn dctx_lookup(a: &mut Asm, l: &Layout, out: Label) {
+    a.emit(Insn::st_mem(Size::W, Reg::FP, -8, 0));
+    a.ld_map(Reg::R1, l.dctx);
+    a.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+    a.emit(Insn::alu64_imm(AluOp::Add, Reg::R2, -8));
+    a.call_helper(helper::MAP_LOOKUP_ELEM);
+    a.jmp_imm(JmpOp::Eq, Reg::R0, 0, out);
+    a.emit(Insn::mov64_reg(DC, Reg::R0));
+}
+
+/// Zero arg0..arg9 in dctx.
+pub fn zero_args(a: &mut Asm) {
+    for i in 0..10 {
+        a.emit(Insn::st_mem(Size::DW, DC, layout::D_ARGS + 8 * i, 0));
+    }
+}
+
+/// Store constant probe id and index.
+pub fn set_probe(a: &mut Asm, id: u32, index: u32) {
+    a.mov_imm(Reg::R1, id as i64);
+    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_ID));
+    a.mov_imm(Reg::R1, index as i64);
+    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_INDEX));
+    a.emit(Insn::st_mem(Size::DW, DC, layout::D_ERRNO, 0));
+}
+
+/// Call the clauses; masks (if any) are u32 words at `ENTRY + 8`.
+pub fn dispatch(a: &mut Asm, d: &Dispatch) {
+    for (k, f) in d.clauses.iter().enumerate() {
+        let next = a.label();
+        if d.masked {
+            a.emit(Insn::ldx_mem(
+                Size::W,
+                Reg::R1,
+                ENTRY,
+                (8 + 4 * (k / 32)) as i16,
+            ));
+            let bit = (1u32 << (k % 32)) as i32;
+            let call = a.label();
+            a.jmp_imm(JmpOp::Set, Reg::R1, bit, call);
+            a.ja(next);
+            a.bind(call);
+        }
+        a.emit(Insn::mov64_reg(Reg::R1, DC));
+        a.call_func(*f);
+        a.jmp_imm(JmpOp::Eq, Reg::R0, 0, next);
+        a.emit(Insn::mov64_reg(Reg::R1, DC));
+        a.call_func(d.error);
+        a.bind(next);
+    }
+}
+
+/// `out: return 0`
+pub fn epilogue(a: &mut Asm, out: Label) {
+    a.bind(out);
+    a.emit(Insn::mov64_imm(Reg::R0, 0));
+    a.emit(Insn::exit());
+}

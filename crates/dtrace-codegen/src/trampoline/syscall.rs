@@ -1,0 +1,100 @@
+//! Raw-tracepoint `sys_enter` / `sys_exit` trampolines. The syscall number indexes a
+//! read-only table giving the probe id (0: not traced), its probe-name index and a
+//! mask of the clauses to run, so an untraced syscall costs a load and a compare.
+//!
+//! sys_enter ctx: args[0] = struct pt_regs *, args[1] = syscall nr.
+//! sys_exit ctx: args[0] = struct pt_regs *, args[1] = return value; the nr is
+//! regs->orig_ax. Arguments come from pt_regs (x86_64: di, si, dx, r10, r8, r9).
+
+use super::{dctx_lookup, dispatch, epilogue, state_check, Dispatch, CTX, DC, ENTRY};
+use crate::asm::Asm;
+use crate::layout::{self, Layout};
+use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
+
+/// x86_64 `struct pt_regs` offsets.
+const PT_R10: i16 = 56;
+const PT_R9: i16 = 64;
+const PT_R8: i16 = 72;
+const PT_DX: i16 = 96;
+const PT_SI: i16 = 104;
+const PT_DI: i16 = 112;
+const PT_ORIG_AX: i32 = 120;
+
+pub fn build(l: &Layout, exit: bool, table: usize, nr_max: u32, args: bool, d: &Dispatch) -> Asm {
+    let mut a = Asm::new();
+    let out = a.label();
+    a.emit(Insn::mov64_reg(CTX, Reg::R1));
+    state_check(&mut a, l, out);
+    if exit {
+        // nr = regs->orig_ax
+        a.emit(Insn::mov64_reg(Reg::R1, Reg::FP));
+        a.emit(Insn::alu64_imm(AluOp::Add, Reg::R1, -16));
+        a.emit(Insn::mov64_imm(Reg::R2, 8));
+        a.emit(Insn::ldx_mem(Size::DW, Reg::R3, CTX, 0));
+        a.emit(Insn::alu64_imm(AluOp::Add, Reg::R3, PT_ORIG_AX));
+        a.call_helper(helper::PROBE_READ_KERNEL);
+        a.emit(Insn::ldx_mem(Size::DW, Reg::R2, Reg::FP, -16));
+    } else {
+        a.emit(Insn::ldx_mem(Size::DW, Reg::R2, CTX, 8));
+    }
+    a.jmp_imm(JmpOp::Ge, Reg::R2, nr_max as i32, out);
+    a.emit(Insn::stx_mem(Size::W, Reg::FP, Reg::R2, -4));
+    a.ld_map(Reg::R1, table);
+    a.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+    a.emit(Insn::alu64_imm(AluOp::Add, Reg::R2, -4));
+    a.call_helper(helper::MAP_LOOKUP_ELEM);
+    a.jmp_imm(JmpOp::Eq, Reg::R0, 0, out);
+    a.emit(Insn::ldx_mem(Size::W, Reg::R1, Reg::R0, 0));
+    a.jmp_imm(JmpOp::Eq, Reg::R1, 0, out);
+    a.emit(Insn::mov64_reg(ENTRY, Reg::R0));
+    dctx_lookup(&mut a, l, out);
+    a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, 0));
+    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_ID));
+    a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, 4));
+    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_INDEX));
+    if exit {
+        let none = a.label();
+        let done = a.label();
+        a.emit(Insn::ldx_mem(Size::DW, Reg::R1, CTX, 8));
+        if args {
+            super::zero_args(&mut a);
+            a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_ARGS));
+            a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_ARGS + 8));
+        }
+        a.emit(Insn::st_mem(Size::DW, DC, layout::D_ERRNO, 0));
+        a.jmp_imm(JmpOp::Sge, Reg::R1, 0, none);
+        a.jmp_imm(JmpOp::Slt, Reg::R1, -4095, none);
+        a.emit(Insn::neg64(Reg::R1));
+        a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_ERRNO));
+        a.ja(done);
+        a.bind(none);
+        a.bind(done);
+    } else {
+        a.emit(Insn::st_mem(Size::DW, DC, layout::D_ERRNO, 0));
+        if args {
+            super::zero_args(&mut a);
+            a.emit(Insn::mov64_reg(Reg::R1, DC));
+            a.emit(Insn::alu64_imm(AluOp::Add, Reg::R1, layout::D_REGS as i32));
+            a.emit(Insn::mov64_imm(Reg::R2, 64));
+            a.emit(Insn::ldx_mem(Size::DW, Reg::R3, CTX, 0));
+            a.emit(Insn::alu64_imm(AluOp::Add, Reg::R3, PT_R10 as i32));
+            a.call_helper(helper::PROBE_READ_KERNEL);
+            for (i, reg) in [PT_DI, PT_SI, PT_DX, PT_R10, PT_R8, PT_R9]
+                .iter()
+                .enumerate()
+            {
+                let src = layout::D_REGS + (reg - PT_R10);
+                a.emit(Insn::ldx_mem(Size::DW, Reg::R1, DC, src));
+                a.emit(Insn::stx_mem(
+                    Size::DW,
+                    DC,
+                    Reg::R1,
+                    layout::D_ARGS + 8 * i as i16,
+                ));
+            }
+        }
+    }
+    dispatch(&mut a, d);
+    epilogue(&mut a, out);
+    a.finish()
+}

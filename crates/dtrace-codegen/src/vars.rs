@@ -1,0 +1,341 @@
+//! Variables: globals (direct map-value access), clause-locals (dctx), thread-locals
+//! and associative arrays (hash maps; assigning 0 deletes, a missing element reads
+//! as 0 or ""), and the key staging that map helpers need.
+
+use crate::expr::{int_parts, str_cap};
+use crate::gen::{Gen, Val, DCTX};
+use crate::layout::{self, tuple_layout};
+use crate::strings;
+use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
+use dtrace_sema::{ArithOp, LValue, TExpr, Ty, VarRef};
+
+fn size_of(t: &Ty) -> Size {
+    match t {
+        Ty::Int { size, .. } => Size::from_bytes(*size as u32).unwrap_or(Size::DW),
+        _ => Size::DW,
+    }
+}
+
+impl<'a> Gen<'a> {
+    /// Load an integer of type `ty` from `base + off` into `dst`.
+    pub fn load_int(&mut self, dst: Reg, base: Reg, off: i16, ty: &Ty) {
+        let (size, signed) = int_parts(ty);
+        let sz = size_of(ty);
+        if signed && size < 8 {
+            self.a.emit(Insn::ldx_memsx(sz, dst, base, off));
+        } else {
+            self.a.emit(Insn::ldx_mem(sz, dst, base, off));
+        }
+    }
+
+    pub fn load_var(&mut self, v: VarRef, ty: &Ty) -> Val {
+        let d = self.alloc(ty.is_str());
+        let w = self.work_reg(d, Reg::R0);
+        match v {
+            VarRef::Global(i) => {
+                let off = self
+                    .l
+                    .global_offs
+                    .get(i as usize)
+                    .copied()
+                    .unwrap_or(layout::G_VARS);
+                if ty.is_str() {
+                    self.a.ld_map_value(w, self.l.globals, off);
+                } else {
+                    self.a.ld_map_value(Reg::R1, self.l.globals, off);
+                    self.load_int(w, Reg::R1, 0, ty);
+                }
+            }
+            VarRef::Clause(i) => {
+                let off = self.clause_var_off(i);
+                if ty.is_str() {
+                    self.dctx_ptr(w, off);
+                } else {
+                    self.load_int(w, DCTX, off as i16, ty);
+                }
+            }
+            VarRef::Thread(i) => {
+                self.thread_key();
+                let map = self.l.thread_maps.get(i as usize).copied().unwrap_or(0);
+                self.lookup(map);
+                self.read_lookup(w, ty);
+            }
+        }
+        self.put(d, w);
+        d
+    }
+
+    fn clause_var_off(&self, i: u32) -> u32 {
+        self.l
+            .clause_var_offs
+            .get(i as usize)
+            .copied()
+            .unwrap_or(layout::D_CLAUSE_VARS)
+    }
+
+    /// After a lookup (r0 = value or NULL): `w` = the value, or 0 / "" if missing.
+    fn read_lookup(&mut self, w: Reg, ty: &Ty) {
+        let missing = self.a.label();
+        let end = self.a.label();
+        self.a.jmp_imm(JmpOp::Eq, Reg::R0, 0, missing);
+        if ty.is_str() {
+            self.a.emit(Insn::mov64_reg(w, Reg::R0));
+        } else {
+            self.load_int(w, Reg::R0, 0, ty);
+        }
+        self.a.ja(end);
+        self.a.bind(missing);
+        if ty.is_str() {
+            let zero = self.l.zero_off;
+            self.a.ld_map_value(w, self.l.strtab, zero);
+        } else {
+            self.a.emit(Insn::mov64_imm(w, 0));
+        }
+        self.a.bind(end);
+    }
+
+    /// dctx key area = current thread id (u64).
+    pub fn thread_key(&mut self) {
+        self.a.call_helper(helper::GET_CURRENT_PID_TGID);
+        self.a.emit(Insn::mov32_reg(Reg::R0, Reg::R0));
+        let k = self.l.key_area as i16;
+        self.a.emit(Insn::stx_mem(Size::DW, DCTX, Reg::R0, k));
+    }
+
+    /// r0 = lookup(map, dctx key area).
+    pub fn lookup(&mut self, map: usize) {
+        self.a.ld_map(Reg::R1, map);
+        self.dctx_ptr(Reg::R2, self.l.key_area);
+        self.a.call_helper(helper::MAP_LOOKUP_ELEM);
+    }
+
+    /// Evaluate key expressions into temporaries.
+    pub fn eval_keys(&mut self, keys: &[TExpr]) -> Vec<Val> {
+        keys.iter().map(|k| self.expr(k)).collect()
+    }
+
+    pub fn free_all(&mut self, vals: Vec<Val>) {
+        for v in vals.into_iter().rev() {
+            self.free(v);
+        }
+    }
+
+    /// Write a key tuple into the dctx key area: zeroed, then each field at its
+    /// natural offset (strings NUL-padded to the slot's capacity).
+    pub fn build_key(&mut self, proto: &[Ty], keys: &[TExpr], vals: &[Val]) {
+        let (offs, size) = tuple_layout(proto);
+        let base = self.l.key_area as i16;
+        self.zero(DCTX, base, size);
+        for ((p, off), (k, v)) in proto.iter().zip(offs).zip(keys.iter().zip(vals)) {
+            let o = base + off as i16;
+            if p.is_str() {
+                let src = self.get(*v, Reg::R2);
+                strings::copy(
+                    &mut self.a,
+                    DCTX,
+                    o,
+                    str_cap(p),
+                    src,
+                    0,
+                    str_cap(&k.ty),
+                    Reg::R3,
+                );
+            } else {
+                let r = self.get(*v, Reg::R1);
+                self.a.emit(Insn::stx_mem(size_of(p), DCTX, r, o));
+            }
+        }
+    }
+
+    pub fn array_get(&mut self, array: u32, keys: &[TExpr], ty: &Ty) -> Val {
+        let vals = self.eval_keys(keys);
+        let proto = self
+            .tp
+            .arrays
+            .get(array as usize)
+            .map(|a| a.keys.clone())
+            .unwrap_or_default();
+        self.build_key(&proto, keys, &vals);
+        self.free_all(vals);
+        let map = self.l.array_maps.get(array as usize).copied().unwrap_or(0);
+        self.lookup(map);
+        let d = self.alloc(ty.is_str());
+        let w = self.work_reg(d, Reg::R1);
+        self.read_lookup(w, ty);
+        self.put(d, w);
+        d
+    }
+
+    /// Read the current value of an lvalue whose keys are already evaluated.
+    fn read_lv(&mut self, lv: &LValue, keyvals: &[Val], ty: &Ty) -> Val {
+        match lv {
+            LValue::Var(v) => self.load_var(*v, ty),
+            LValue::Array { array, keys } => {
+                self.array_key(*array, keys, keyvals);
+                let map = self.l.array_maps.get(*array as usize).copied().unwrap_or(0);
+                self.lookup(map);
+                let d = self.alloc(ty.is_str());
+                let w = self.work_reg(d, Reg::R1);
+                self.read_lookup(w, ty);
+                self.put(d, w);
+                d
+            }
+        }
+    }
+
+    fn array_key(&mut self, array: u32, keys: &[TExpr], keyvals: &[Val]) {
+        let proto = self
+            .tp
+            .arrays
+            .get(array as usize)
+            .map(|a| a.keys.clone())
+            .unwrap_or_default();
+        self.build_key(&proto, keys, keyvals);
+    }
+
+    /// Store `v` (of the lvalue's type `ty`, strings of capacity `vcap`) into `lv`.
+    fn store_lv(&mut self, lv: &LValue, keyvals: &[Val], v: Val, ty: &Ty, vcap: u32) {
+        match lv {
+            LValue::Var(VarRef::Global(i)) => {
+                let off = self
+                    .l
+                    .global_offs
+                    .get(*i as usize)
+                    .copied()
+                    .unwrap_or(layout::G_VARS);
+                let r = self.get(v, Reg::R2);
+                self.a.ld_map_value(Reg::R1, self.l.globals, off);
+                if ty.is_str() {
+                    strings::copy(&mut self.a, Reg::R1, 0, str_cap(ty), r, 0, vcap, Reg::R3);
+                } else {
+                    self.a.emit(Insn::stx_mem(size_of(ty), Reg::R1, r, 0));
+                }
+            }
+            LValue::Var(VarRef::Clause(i)) => {
+                let off = self.clause_var_off(*i) as i16;
+                let r = self.get(v, Reg::R2);
+                if ty.is_str() {
+                    strings::copy(&mut self.a, DCTX, off, str_cap(ty), r, 0, vcap, Reg::R3);
+                } else {
+                    self.a.emit(Insn::stx_mem(size_of(ty), DCTX, r, off));
+                }
+            }
+            LValue::Var(VarRef::Thread(i)) => {
+                self.thread_key();
+                let map = self.l.thread_maps.get(*i as usize).copied().unwrap_or(0);
+                self.store_dyn(map, v, ty, vcap);
+            }
+            LValue::Array { array, keys } => {
+                self.array_key(*array, keys, keyvals);
+                let map = self.l.array_maps.get(*array as usize).copied().unwrap_or(0);
+                self.store_dyn(map, v, ty, vcap);
+            }
+        }
+    }
+
+    /// Update or (for integer 0) delete the element at the staged key.
+    fn store_dyn(&mut self, map: usize, v: Val, ty: &Ty, vcap: u32) {
+        let done = self.a.label();
+        let stage = self.l.stage_area as i16;
+        if ty.is_str() {
+            let r = self.get(v, Reg::R2);
+            strings::copy(&mut self.a, DCTX, stage, str_cap(ty), r, 0, vcap, Reg::R3);
+        } else {
+            let set = self.a.label();
+            let r = self.get(v, Reg::R3);
+            self.a.jmp_imm(JmpOp::Ne, r, 0, set);
+            self.a.ld_map(Reg::R1, map);
+            self.dctx_ptr(Reg::R2, self.l.key_area);
+            self.a.call_helper(helper::MAP_DELETE_ELEM);
+            self.a.ja(done);
+            self.a.bind(set);
+            self.a.emit(Insn::stx_mem(Size::DW, DCTX, r, stage));
+        }
+        self.a.ld_map(Reg::R1, map);
+        self.dctx_ptr(Reg::R2, self.l.key_area);
+        self.dctx_ptr(Reg::R3, self.l.stage_area);
+        self.a.emit(Insn::mov64_imm(Reg::R4, 0));
+        self.a.call_helper(helper::MAP_UPDATE_ELEM);
+        self.a.jmp_imm(JmpOp::Eq, Reg::R0, 0, done);
+        self.count_drop(layout::DROP_DYNVAR);
+        self.a.bind(done);
+    }
+
+    fn lv_keys(&mut self, lv: &LValue) -> Vec<Val> {
+        match lv {
+            LValue::Array { keys, .. } => self.eval_keys(keys),
+            LValue::Var(_) => Vec::new(),
+        }
+    }
+
+    pub fn assign(&mut self, lv: &LValue, op: Option<&(ArithOp, Ty)>, rhs: &TExpr, ty: &Ty) -> Val {
+        let keyvals = self.lv_keys(lv);
+        let result = match op {
+            None => {
+                let v = self.expr(rhs);
+                let vcap = str_cap(&rhs.ty);
+                self.store_lv(lv, &keyvals, v, ty, vcap);
+                v
+            }
+            Some((aop, op_ty)) => {
+                let cur = self.read_lv(lv, &keyvals, ty);
+                self.convert_in_place(cur, op_ty);
+                let r = self.expr(rhs);
+                self.arith_vals(*aop, cur, r, op_ty);
+                self.free(r);
+                self.convert_in_place(cur, ty);
+                self.store_lv(lv, &keyvals, cur, ty, 8);
+                cur
+            }
+        };
+        self.free_all(keyvals);
+        result
+    }
+
+    fn convert_in_place(&mut self, v: Val, to: &Ty) {
+        let (size, signed) = int_parts(to);
+        if size == 8 {
+            return;
+        }
+        let r = self.get(v, Reg::R1);
+        let w = self.work_reg(v, Reg::R1);
+        if r != w {
+            self.a.emit(Insn::mov64_reg(w, r));
+        }
+        crate::gen::normalize(&mut self.a, w, size, signed);
+        self.put(v, w);
+    }
+
+    pub fn incdec(&mut self, lv: &LValue, inc: bool, post: bool, ty: &Ty) -> Val {
+        let keyvals = self.lv_keys(lv);
+        let cur = self.read_lv(lv, &keyvals, ty);
+        let old = if post {
+            let o = self.alloc(false);
+            let r = self.get(cur, Reg::R1);
+            self.put(o, r);
+            Some(o)
+        } else {
+            None
+        };
+        let r = self.get(cur, Reg::R1);
+        let w = self.work_reg(cur, Reg::R1);
+        if r != w {
+            self.a.emit(Insn::mov64_reg(w, r));
+        }
+        self.a
+            .emit(Insn::alu64_imm(AluOp::Add, w, if inc { 1 } else { -1 }));
+        let (size, signed) = int_parts(ty);
+        crate::gen::normalize(&mut self.a, w, size, signed);
+        self.put(cur, w);
+        self.store_lv(lv, &keyvals, cur, ty, 8);
+        let result = match old {
+            Some(o) => {
+                self.free(cur);
+                o
+            }
+            None => cur,
+        };
+        self.free_all(keyvals);
+        result
+    }
+}

@@ -1,0 +1,154 @@
+//! Loading compiled programs into the kernel for tests (dtrace-sys).
+
+#![allow(dead_code)]
+
+use dtrace_codegen::{Attach, CompiledProgram, MapKind, ProgType, RelocKind};
+use dtrace_sys::{
+    kernel, test_gate, Features, MapFd, MapSpec, MapType, ProgFd, ProgSpec, RingBuf, SysRef,
+    TestGate, UpdateFlags,
+};
+use std::os::fd::AsRawFd;
+
+/// Whether kernel tests run here; panics when BPF is required but unusable.
+pub fn gate() -> Option<SysRef> {
+    let sys = kernel();
+    let f = Features::probe(&sys);
+    let require = std::env::var("DTRACE_REQUIRE_BPF")
+        .map(|v| v == "1")
+        .unwrap_or(false);
+    match test_gate(&f, require) {
+        TestGate::Run => Some(sys),
+        TestGate::Skip(why) => {
+            eprintln!("skipping kernel test: {why}");
+            None
+        }
+        TestGate::Fail(why) => panic!("BPF required but unusable: {why}"),
+    }
+}
+
+pub struct Session {
+    pub maps: Vec<MapFd>,
+    pub progs: Vec<(ProgFd, Attach)>,
+    pub rb: RingBuf,
+}
+
+fn map_type(k: MapKind) -> MapType {
+    match k {
+        MapKind::Hash => MapType::Hash,
+        MapKind::Array => MapType::Array,
+        MapKind::PercpuHash => MapType::PercpuHash,
+        MapKind::PercpuArray => MapType::PercpuArray,
+        MapKind::Ringbuf => MapType::RingBuf,
+    }
+}
+
+/// Create the maps, patch map references and load every program.
+pub fn load(sys: &SysRef, cp: &CompiledProgram) -> Result<Session, String> {
+    let mut maps = Vec::new();
+    for m in &cp.maps {
+        let spec = MapSpec {
+            name: m.name.clone(),
+            map_type: map_type(m.kind),
+            key_size: m.key_size,
+            value_size: m.value_size,
+            max_entries: m.max_entries,
+            flags: m.flags,
+        };
+        let fd = MapFd::create(sys, &spec).map_err(|e| format!("map {}: {e}", m.name))?;
+        for (k, v) in &m.initial {
+            fd.update(k, v, UpdateFlags::Any)
+                .map_err(|e| format!("init {}: {e}", m.name))?;
+        }
+        if m.freeze {
+            fd.freeze().map_err(|e| format!("freeze {}: {e}", m.name))?;
+        }
+        maps.push(fd);
+    }
+    // Tracing on.
+    let g = &cp.maps[cp.globals_map];
+    let mut v = vec![0u8; g.value_size as usize];
+    v[0] = dtrace_codegen::layout::STATE_ACTIVE as u8;
+    maps[cp.globals_map]
+        .update(&0u32.to_ne_bytes(), &v, UpdateFlags::Any)
+        .map_err(|e| format!("globals: {e}"))?;
+    let mut progs = Vec::new();
+    for p in &cp.programs {
+        let mut insns = p.insns.clone();
+        for r in &p.relocs {
+            let fd = maps[r.map].as_raw_fd();
+            insns[r.insn].imm = fd;
+            if let RelocKind::Value { offset } = r.kind {
+                insns[r.insn + 1].imm = offset as i32;
+            }
+        }
+        let pt = match p.prog_type {
+            ProgType::RawTracepoint => dtrace_sys::ProgType::RawTracepoint,
+            ProgType::PerfEvent => dtrace_sys::ProgType::PerfEvent,
+        };
+        let spec = ProgSpec::new(pt, &p.name, &insns);
+        let fd = ProgFd::load(sys, &spec).map_err(|e| format!("{e}"))?;
+        progs.push((fd, p.attach));
+    }
+    let rb = RingBuf::new(&maps[cp.ringbuf_map]).map_err(|e| format!("ringbuf: {e:?}"))?;
+    Ok(Session { maps, progs, rb })
+}
+
+impl Session {
+    pub fn prog(&self, a: Attach) -> Option<&ProgFd> {
+        self.progs.iter().find(|(_, at)| *at == a).map(|(p, _)| p)
+    }
+
+    /// Run BEGIN (or END) once in this thread.
+    pub fn run(&self, a: Attach) {
+        if let Some(p) = self.prog(a) {
+            let r = p.test_run_raw_tp(&[0, 0], None);
+            assert!(r.is_ok(), "test run failed: {r:?}");
+        }
+    }
+
+    pub fn records(&mut self) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let _ = self.rb.poll(|r| out.push(r.to_vec()));
+        out
+    }
+
+    /// Sum of a per-CPU aggregation value's 64-bit words over all CPUs.
+    pub fn agg_words(&self, cp: &CompiledProgram, agg: u32, key: &[u8]) -> Option<Vec<i64>> {
+        let idx = *cp.agg_maps.get(&agg)?;
+        let m = &self.maps[idx];
+        let vs = cp.maps[idx].value_size;
+        let buf = m.lookup(key).ok()??;
+        let mut sum = vec![0i64; vs as usize / 8];
+        for cpu in dtrace_sys::map::percpu_values(&buf, vs) {
+            for (i, w) in cpu.chunks(8).enumerate() {
+                if let (Some(s), Ok(b)) = (sum.get_mut(i), <[u8; 8]>::try_from(w)) {
+                    *s = s.wrapping_add(i64::from_ne_bytes(b));
+                }
+            }
+        }
+        Some(sum)
+    }
+
+    pub fn globals(&self, cp: &CompiledProgram) -> Vec<u8> {
+        self.maps[cp.globals_map]
+            .lookup(&0u32.to_ne_bytes())
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+}
+
+pub fn u32_at(b: &[u8], off: usize) -> u32 {
+    u32::from_ne_bytes(b[off..off + 4].try_into().unwrap())
+}
+pub fn i32_at(b: &[u8], off: usize) -> i32 {
+    i32::from_ne_bytes(b[off..off + 4].try_into().unwrap())
+}
+pub fn i64_at(b: &[u8], off: usize) -> i64 {
+    i64::from_ne_bytes(b[off..off + 8].try_into().unwrap())
+}
+pub fn str_at(b: &[u8], off: usize, size: usize) -> String {
+    let s = &b[off..off + size];
+    let end = s.iter().position(|c| *c == 0).unwrap_or(size);
+    String::from_utf8_lossy(&s[..end]).into_owned()
+}

@@ -1,0 +1,154 @@
+//! Golden tests of codegen structure (no kernel needed): maps, programs, clause
+//! subprograms, record layouts and aggregation descriptions.
+
+mod common;
+
+use common::*;
+use dtrace_codegen::desc::{ActionKind, AggFunc, Field, ValueType};
+use dtrace_codegen::{Attach, MapKind, ProgType};
+
+#[test]
+fn programs_per_attachment() {
+    let cp = compile_src(
+        "BEGIN { trace(1); } syscall::read:entry, syscall::write:entry { trace(arg0); }
+         syscall::read:return { trace(errno); } profile:::tick-1s { trace(cpu); } END { trace(2); }
+         ERROR { trace(arg4); }",
+    );
+    let attaches: Vec<Attach> = cp.programs.iter().map(|p| p.attach).collect();
+    assert_eq!(
+        attaches,
+        vec![
+            Attach::Begin,
+            Attach::RawTracepoint("sys_enter"),
+            Attach::RawTracepoint("sys_exit"),
+            Attach::CpuClock {
+                period_ns: 10_000_000,
+                all_cpus: false
+            },
+            Attach::End,
+        ]
+    );
+    let tick = prog_for(
+        &cp,
+        Attach::CpuClock {
+            period_ns: 10_000_000,
+            all_cpus: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(tick.prog_type, ProgType::PerfEvent);
+    // Each program: its clause plus the user ERROR clause.
+    for p in &cp.programs {
+        let clauses: Vec<u32> = p.clause_ranges.iter().map(|(_, c, _)| *c).collect();
+        assert_eq!(clauses.len(), 2, "{}", p.name);
+        assert_eq!(*clauses.last().unwrap(), 5);
+    }
+    // One syscall table per syscall program, read-only.
+    let tables: Vec<_> = cp
+        .maps
+        .iter()
+        .filter(|m| m.name.starts_with("dt_sys"))
+        .collect();
+    assert_eq!(tables.len(), 2);
+    assert!(tables
+        .iter()
+        .all(|t| t.flags == dtrace_codegen::BPF_F_RDONLY_PROG));
+    assert_eq!(tables[0].initial.len(), 2);
+    let listing = dtrace_codegen::disassemble(&cp);
+    assert!(listing.contains("; ---- clause 1 (epid 2) ----"));
+    assert!(listing.contains("map[dt_ringbuf]"));
+}
+
+#[test]
+fn record_layout() {
+    let cp =
+        compile_src(r#"BEGIN { printf("%s %d %c", execname, pid, 'a'); trace(1LL); exit(0); }"#);
+    let e = &cp.desc.epids[&1];
+    assert_eq!(e.epid, 1);
+    let fields: Vec<&Field> = e.actions.iter().flat_map(|a| a.fields.iter()).collect();
+    assert_eq!(
+        fields
+            .iter()
+            .map(|f| (f.offset, f.ty.clone()))
+            .collect::<Vec<_>>(),
+        vec![
+            (16, ValueType::String { size: 16 }),
+            (
+                32,
+                ValueType::Int {
+                    size: 4,
+                    signed: true
+                }
+            ),
+            (
+                36,
+                ValueType::Int {
+                    size: 1,
+                    signed: true
+                }
+            ),
+            (
+                40,
+                ValueType::Int {
+                    size: 8,
+                    signed: true
+                }
+            ),
+            (
+                48,
+                ValueType::Int {
+                    size: 4,
+                    signed: true
+                }
+            ),
+        ]
+    );
+    assert_eq!(e.size, 56);
+    assert!(matches!(e.actions[2].kind, ActionKind::Exit));
+}
+
+#[test]
+fn aggregation_maps_and_keys() {
+    let cp = compile_src(
+        "BEGIN { @a[execname, pid] = count(); @ = quantize(1); @l = lquantize(1, 0, 10, 2); }",
+    );
+    assert_eq!(cp.agg_maps.len(), 3);
+    let a = &cp.desc.aggs[&0];
+    assert_eq!(a.func, AggFunc::Count);
+    assert_eq!(a.key_size, 24);
+    assert_eq!(a.keys[1].offset, 16);
+    let m = &cp.maps[cp.agg_maps[&0]];
+    assert_eq!(
+        (m.kind, m.key_size, m.value_size),
+        (MapKind::PercpuHash, 24, 8)
+    );
+    let q = &cp.maps[cp.agg_maps[&1]];
+    assert_eq!((q.key_size, q.value_size), (8, 127 * 8));
+    assert_eq!(
+        cp.desc.aggs[&2].func,
+        AggFunc::Lquantize {
+            base: 0,
+            limit: 10,
+            step: 2
+        }
+    );
+    assert_eq!(cp.maps[cp.agg_maps[&2]].value_size, 7 * 8);
+    // Aggregation-only clauses emit no record; the EPID still describes it.
+    assert!(cp.desc.epids[&1].actions.is_empty());
+    assert_eq!(map_kind_count(&cp, MapKind::Ringbuf), 1);
+}
+
+#[test]
+fn dynamic_variable_maps() {
+    let cp = compile_src(r#"BEGIN { self->t = 1; a[1, "x"] = "v"; this->z = 2; g = 3; }"#);
+    let names: Vec<&str> = cp.maps.iter().map(|m| m.name.as_str()).collect();
+    assert!(names.contains(&"dt_self_t"));
+    assert!(names.contains(&"dt_arr_a"));
+    let arr = cp.maps.iter().find(|m| m.name == "dt_arr_a").unwrap();
+    assert_eq!(
+        (arr.kind, arr.key_size, arr.value_size),
+        (MapKind::Hash, 16, 256)
+    );
+    let g = &cp.maps[cp.globals_map];
+    assert_eq!(g.value_size, 24);
+}

@@ -1,0 +1,350 @@
+//! Aggregation snapshots: merging per-CPU values, sorting rows, and printing them
+//! as dtrace(1) does (at exit and for printa).
+//!
+//! Row layout without a printa format (dt_print_aggs in libdtrace), derived from the
+//! Oracle Linux DTrace guide "count" Example 8-12 (`  dirname` ... `1`, 69 columns):
+//! - each string key: two spaces then the string left-aligned in 50 columns;
+//! - each integer key: a space then the value right-aligned in 16 (8-byte), 8
+//!   (4-byte), 5 (2-byte) or 3 (1-byte) columns (`tst.lquantize.d.out`'s
+//!   `        0` key is a 4-byte int: 9 columns);
+//! - each scalar value: a space then the value right-aligned in 16 columns;
+//! - a distribution value: see [`crate::quantize`];
+//! - then a newline (after a distribution this leaves a blank line).
+
+use crate::consume::ConsumeError;
+use crate::options::ConsumerOptions;
+use crate::printf::{AggArg, Format};
+use crate::quantize;
+use crate::value::{decode, mask, read_i64, read_uint, sign_extend, Value};
+use dtrace_codegen::desc::{AggDesc, AggFunc};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+/// Where aggregation data comes from: the runtime reads the per-CPU BPF maps; tests
+/// supply synthetic data.
+pub trait AggSource {
+    /// All entries of aggregation `agg_id` now: each key's bytes and that key's
+    /// value bytes on every CPU.
+    fn snapshot(&mut self, agg_id: u32) -> Vec<(Vec<u8>, Vec<Vec<u8>>)>;
+}
+
+/// A merged aggregation value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AggValue {
+    /// count, sum, min, max.
+    Scalar(i64),
+    /// avg: count and sum.
+    Avg { count: u64, sum: i64 },
+    /// stddev: count, sum and 128-bit sum of squares.
+    Stddev { count: u64, sum: i64, sumsq: u128 },
+    /// quantize/lquantize/llquantize bucket counts.
+    Dist(Vec<i64>),
+}
+
+fn isqrt(n: u128) -> u128 {
+    if n < 2 {
+        return n;
+    }
+    // Newton's method from an over-estimate; converges monotonically downward.
+    let mut x = 1u128 << (128 - n.leading_zeros()).div_ceil(2);
+    loop {
+        let y = (x + n / x) / 2;
+        if y >= x {
+            return x;
+        }
+        x = y;
+    }
+}
+
+impl AggValue {
+    /// The integer dtrace prints for a scalar aggregation: avg is the truncated
+    /// integer mean; stddev is the integer square root of
+    /// `sumsq / count - (sum / count)^2` (integer divisions, as libdtrace computes it).
+    pub fn scalar(&self) -> Option<i64> {
+        match *self {
+            AggValue::Scalar(v) => Some(v),
+            AggValue::Avg { count, sum } => Some(if count == 0 {
+                0
+            } else {
+                (sum as i128 / count as i128) as i64
+            }),
+            AggValue::Stddev { count, sum, sumsq } => {
+                if count == 0 {
+                    return Some(0);
+                }
+                let avg = (sum as i128 / count as i128).unsigned_abs();
+                let mean_sq = sumsq / count as u128;
+                let var = mean_sq.saturating_sub(avg.saturating_mul(avg));
+                Some(isqrt(var).min(i64::MAX as u128) as i64)
+            }
+            AggValue::Dist(_) => None,
+        }
+    }
+
+    fn cmp(&self, other: &AggValue, func: &AggFunc) -> Ordering {
+        match (self, other) {
+            (AggValue::Avg { count: c1, sum: s1 }, AggValue::Avg { count: c2, sum: s2 }) => {
+                let a = if *c1 == 0 {
+                    0.0
+                } else {
+                    *s1 as f64 / *c1 as f64
+                };
+                let b = if *c2 == 0 {
+                    0.0
+                } else {
+                    *s2 as f64 / *c2 as f64
+                };
+                a.total_cmp(&b)
+            }
+            (AggValue::Dist(a), AggValue::Dist(b)) => {
+                quantize::weight(func, a).cmp(&quantize::weight(func, b))
+            }
+            _ => self.scalar().cmp(&other.scalar()),
+        }
+    }
+}
+
+/// Merges one key's per-CPU values according to the aggregating function.
+pub fn merge(func: &AggFunc, per_cpu: &[Vec<u8>]) -> Result<AggValue, ConsumeError> {
+    let size = func.value_size();
+    let word = |b: &[u8], i: u32| read_i64(b, i * 8).map_err(ConsumeError::Decode);
+    let uword = |b: &[u8], i: u32| read_uint(b, i * 8, 8).map_err(ConsumeError::Decode);
+    for b in per_cpu {
+        if b.len() < size as usize {
+            return Err(ConsumeError::Truncated {
+                what: "aggregation value",
+                need: size as usize,
+                have: b.len(),
+            });
+        }
+    }
+    Ok(match func {
+        AggFunc::Count | AggFunc::Sum => {
+            let mut t = 0i64;
+            for b in per_cpu {
+                t = t.wrapping_add(word(b, 0)?);
+            }
+            AggValue::Scalar(t)
+        }
+        AggFunc::Avg => {
+            let (mut count, mut sum) = (0u64, 0i64);
+            for b in per_cpu {
+                count = count.wrapping_add(uword(b, 0)?);
+                sum = sum.wrapping_add(word(b, 1)?);
+            }
+            AggValue::Avg { count, sum }
+        }
+        AggFunc::Min | AggFunc::Max => {
+            let is_min = matches!(func, AggFunc::Min);
+            // dtrace's initial values when no CPU saw data.
+            let mut best = if is_min { i64::MAX } else { i64::MIN };
+            for b in per_cpu {
+                if uword(b, 0)? == 0 {
+                    continue;
+                }
+                let v = word(b, 1)?;
+                best = if is_min { best.min(v) } else { best.max(v) };
+            }
+            AggValue::Scalar(best)
+        }
+        AggFunc::Stddev => {
+            let (mut count, mut sum, mut sumsq) = (0u64, 0i64, 0u128);
+            for b in per_cpu {
+                count = count.wrapping_add(uword(b, 0)?);
+                sum = sum.wrapping_add(word(b, 1)?);
+                let lo = uword(b, 2)? as u128;
+                let hi = uword(b, 3)? as u128;
+                sumsq = sumsq.wrapping_add(lo | (hi << 64));
+            }
+            AggValue::Stddev { count, sum, sumsq }
+        }
+        AggFunc::Quantize | AggFunc::Lquantize { .. } | AggFunc::Llquantize { .. } => {
+            let n = size / 8;
+            let mut buckets = vec![0i64; n as usize];
+            for b in per_cpu {
+                for (i, slot) in buckets.iter_mut().enumerate() {
+                    *slot = slot.wrapping_add(word(b, i as u32)?);
+                }
+            }
+            AggValue::Dist(buckets)
+        }
+    })
+}
+
+/// One printed row: decoded keys and one value per aggregation being printed.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub keys: Vec<Value>,
+    pub values: Vec<Option<AggValue>>,
+}
+
+fn cmp_key(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Str(x), Value::Str(y)) | (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
+        (Value::Int { signed: false, .. }, _) | (Value::Pointer(_), _) => {
+            a.as_u64().cmp(&b.as_u64())
+        }
+        _ => a.as_i64().cmp(&b.as_i64()),
+    }
+}
+
+fn cmp_keys(a: &[Value], b: &[Value], start: usize) -> Ordering {
+    let n = a.len().min(b.len());
+    for i in 0..n {
+        let j = (start + i) % n;
+        let o = cmp_key(&a[j], &b[j]);
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// Snapshots, merges, joins (by key) and sorts the rows of `aggs`.
+pub fn collect_rows(
+    aggs: &[&AggDesc],
+    source: &mut dyn AggSource,
+    opts: &ConsumerOptions,
+) -> Result<Vec<Row>, ConsumeError> {
+    let mut by_key: BTreeMap<Vec<u8>, Row> = BTreeMap::new();
+    for (pos, agg) in aggs.iter().enumerate() {
+        for (key, per_cpu) in source.snapshot(agg.id) {
+            let value = merge(&agg.func, &per_cpu)?;
+            if !by_key.contains_key(&key) {
+                let keys = agg
+                    .keys
+                    .iter()
+                    .map(|f| decode(f, &key))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(ConsumeError::Decode)?;
+                by_key.insert(
+                    key.clone(),
+                    Row {
+                        keys,
+                        values: vec![None; aggs.len()],
+                    },
+                );
+            }
+            if let Some(slot) = by_key.get_mut(&key).and_then(|r| r.values.get_mut(pos)) {
+                *slot = Some(value);
+            }
+        }
+    }
+    let mut rows: Vec<Row> = by_key.into_values().collect();
+    let pos = (opts.aggsortpos as usize).min(aggs.len().saturating_sub(1));
+    let func = aggs.get(pos).map(|a| a.func).unwrap_or(AggFunc::Count);
+    let keypos = opts.aggsortkeypos as usize;
+    let by_value = |a: &Row, b: &Row| match (
+        a.values.get(pos).and_then(|v| v.as_ref()),
+        b.values.get(pos).and_then(|v| v.as_ref()),
+    ) {
+        (Some(x), Some(y)) => x.cmp(y, &func),
+        (x, y) => x.is_some().cmp(&y.is_some()),
+    };
+    rows.sort_by(|a, b| {
+        let o = if opts.aggsortkey {
+            cmp_keys(&a.keys, &b.keys, keypos).then_with(|| by_value(a, b))
+        } else {
+            by_value(a, b).then_with(|| cmp_keys(&a.keys, &b.keys, keypos))
+        };
+        if opts.aggsortrev {
+            o.reverse()
+        } else {
+            o
+        }
+    });
+    Ok(rows)
+}
+
+/// A key as dtrace prints it in an aggregation row.
+fn print_key(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Int { bits, size, .. } => {
+            let s = match size {
+                1 => format!(" {:>3}", mask(*bits, 1)),
+                2 => format!(" {:>5}", mask(*bits, 2)),
+                4 => format!(" {:>8}", sign_extend(*bits, 4)),
+                _ => format!(" {:>16}", *bits as i64),
+            };
+            out.extend_from_slice(s.as_bytes());
+        }
+        Value::Pointer(p) => out.extend_from_slice(format!(" {:>16}", *p as i64).as_bytes()),
+        Value::Str(s) => {
+            out.extend_from_slice(b"  ");
+            out.extend_from_slice(s);
+            out.resize(out.len() + 50usize.saturating_sub(s.len()), b' ');
+        }
+        Value::Bytes(b) => crate::consume::print_bytes(b, 50, false, false, out),
+    }
+}
+
+/// Prints rows without a format (printa without format, and at exit).
+pub fn print_rows(aggs: &[&AggDesc], rows: &[Row], out: &mut Vec<u8>) {
+    for row in rows {
+        for k in &row.keys {
+            print_key(k, out);
+        }
+        for (agg, v) in aggs.iter().zip(row.values.iter()) {
+            print_value(&agg.func, v.as_ref(), out);
+        }
+        out.push(b'\n');
+    }
+}
+
+fn empty_value(func: &AggFunc) -> AggValue {
+    match func {
+        AggFunc::Quantize | AggFunc::Lquantize { .. } | AggFunc::Llquantize { .. } => {
+            AggValue::Dist(vec![0; (func.value_size() / 8) as usize])
+        }
+        _ => AggValue::Scalar(0),
+    }
+}
+
+fn print_value(func: &AggFunc, v: Option<&AggValue>, out: &mut Vec<u8>) {
+    let empty = empty_value(func);
+    let v = v.unwrap_or(&empty);
+    match v {
+        AggValue::Dist(counts) => quantize::render(func, counts, out),
+        other => {
+            let n = other.scalar().unwrap_or(0);
+            out.extend_from_slice(format!(" {n:>16}").as_bytes());
+        }
+    }
+}
+
+/// Prints rows through a printa format: ordinary conversions take the keys in
+/// order, `%@` conversions take the aggregations' values in order.
+pub fn print_rows_formatted(aggs: &[&AggDesc], rows: &[Row], fmt: &Format, out: &mut Vec<u8>) {
+    for row in rows {
+        let args: Vec<AggArg> = aggs
+            .iter()
+            .zip(row.values.iter())
+            .map(|(agg, v)| {
+                let empty = empty_value(&agg.func);
+                match v.as_ref().unwrap_or(&empty) {
+                    AggValue::Dist(counts) => {
+                        let mut text = Vec::new();
+                        quantize::render(&agg.func, counts, &mut text);
+                        AggArg::Rendered(text)
+                    }
+                    other => AggArg::Value(Value::i64(other.scalar().unwrap_or(0))),
+                }
+            })
+            .collect();
+        fmt.apply_printa(&row.keys, &args, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn isqrt_exact() {
+        for n in [0u128, 1, 2, 3, 4, 15, 16, 17, 1 << 100, u128::MAX] {
+            let r = isqrt(n);
+            assert!(r * r <= n, "{n}");
+            assert!((r + 1).checked_mul(r + 1).map_or(true, |s| s > n), "{n}");
+        }
+    }
+}

@@ -1,0 +1,464 @@
+//! Consuming ring-buffer records: the default probe line, trace/printf/printa/exit
+//! output, fault messages, and the aggregations printed at exit.
+//!
+//! Formats (widths counted from documented dtrace(1) output):
+//! - heading `CPU     ID                    FUNCTION:NAME`: `CPU` right-aligned in 3,
+//!   `ID` in 6, `FUNCTION:NAME` in 32, single spaces between (43 columns; Oracle
+//!   Linux DTrace tutorial `dtrace -n dtrace:::BEGIN` example);
+//! - probe line: cpu in 3, probe id in 6, `function:name` right-aligned in 32, then
+//!   one space (`  0      1                           :BEGIN   Hello World...`);
+//!   action output follows on the same line and a newline ends the record;
+//! - trace() of an integer: a space then the value right-aligned in 16 (8-byte),
+//!   8 (4-byte), 5 (2-byte) or 3 (1-byte) columns (`main:foo               100`
+//!   in a `trace(arg0)` example: 17 columns after the probe line);
+//! - trace() of a string: two spaces then the string left-aligned in 33 columns
+//!   (`func:probe2   hello, dtrace                    `);
+//! - with quiet, only the traced data itself: `%d`/`%s`, no padding, no newline.
+
+use crate::aggregate::{collect_rows, print_rows, print_rows_formatted, AggSource};
+use crate::options::ConsumerOptions;
+use crate::printf::Format;
+use crate::value::{decode, mask, sign_extend, DecodeError, Value};
+use dtrace_codegen::desc::{
+    ActionKind, AggDesc, FaultKind, FaultRecord, ProbeName, ProgramDesc, RecordHeader, EPID_FAULT,
+    FAULT_RECORD_SIZE, HEADER_SIZE,
+};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::io::Write;
+
+/// What the caller should do after a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    /// exit() was called with this status.
+    Exit(i32),
+}
+
+/// A record that could not be consumed.
+#[derive(Debug)]
+pub enum ConsumeError {
+    /// The input is shorter than the header or description requires.
+    Truncated {
+        what: &'static str,
+        need: usize,
+        have: usize,
+    },
+    /// A field could not be decoded.
+    Decode(DecodeError),
+    /// No description for this EPID.
+    UnknownEpid(u32),
+    /// No name for this probe ID.
+    UnknownProbe(u32),
+    /// printa of an aggregation with no description.
+    UnknownAgg(u32),
+    /// A printf/printa format in the description does not parse.
+    BadFormat { epid: u32, message: String },
+    /// Writing the output failed.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for ConsumeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConsumeError::Truncated { what, need, have } => {
+                write!(f, "truncated {what}: need {need} bytes, have {have}")
+            }
+            ConsumeError::Decode(e) => write!(f, "malformed record: {e}"),
+            ConsumeError::UnknownEpid(e) => write!(f, "unknown enabled probe ID {e}"),
+            ConsumeError::UnknownProbe(p) => write!(f, "unknown probe ID {p}"),
+            ConsumeError::UnknownAgg(a) => write!(f, "unknown aggregation ID {a}"),
+            ConsumeError::BadFormat { epid, message } => {
+                write!(f, "bad format for enabled probe ID {epid}: {message}")
+            }
+            ConsumeError::Io(e) => write!(f, "write error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ConsumeError {}
+
+impl From<std::io::Error> for ConsumeError {
+    fn from(e: std::io::Error) -> ConsumeError {
+        ConsumeError::Io(e)
+    }
+}
+
+/// Decodes records through a [`ProgramDesc`] and prints them as dtrace(1) does.
+pub struct Consumer {
+    desc: ProgramDesc,
+    opts: ConsumerOptions,
+    heading_printed: bool,
+    /// Parsed printf/printa formats by (EPID, action index), parsed once.
+    formats: BTreeMap<(u32, usize), Result<Format, String>>,
+    /// Aggregations already printed by printa (dtrace does not print them again at exit).
+    printed: BTreeSet<u32>,
+}
+
+impl Consumer {
+    pub fn new(desc: ProgramDesc, opts: ConsumerOptions) -> Consumer {
+        let mut formats = BTreeMap::new();
+        for (epid, e) in &desc.epids {
+            for (i, a) in e.actions.iter().enumerate() {
+                let f = match &a.kind {
+                    ActionKind::Printf { format } => Some(format),
+                    ActionKind::Printa {
+                        format: Some(format),
+                        ..
+                    } => Some(format),
+                    _ => None,
+                };
+                if let Some(f) = f {
+                    formats.insert((*epid, i), Format::parse(f).map_err(|e| e.message));
+                }
+            }
+        }
+        Consumer {
+            desc,
+            opts,
+            heading_printed: false,
+            formats,
+            printed: BTreeSet::new(),
+        }
+    }
+
+    pub fn options(&self) -> &ConsumerOptions {
+        &self.opts
+    }
+
+    pub fn desc(&self) -> &ProgramDesc {
+        &self.desc
+    }
+
+    /// Consumes one ring-buffer record. Normal output goes to `out`; fault messages
+    /// (`dtrace: error on enabled probe ID ...`) go to `errors`. Nothing is written
+    /// for a record that cannot be decoded.
+    pub fn record(
+        &mut self,
+        bytes: &[u8],
+        out: &mut dyn Write,
+        errors: &mut dyn Write,
+        aggs: &mut dyn AggSource,
+    ) -> Result<Control, ConsumeError> {
+        let header = RecordHeader::parse(bytes).ok_or(ConsumeError::Truncated {
+            what: "record header",
+            need: HEADER_SIZE as usize,
+            have: bytes.len(),
+        })?;
+        if header.epid == EPID_FAULT {
+            let fault = FaultRecord::parse(bytes).ok_or(ConsumeError::Truncated {
+                what: "fault record",
+                need: FAULT_RECORD_SIZE as usize,
+                have: bytes.len(),
+            })?;
+            let msg = fault_message(&self.desc, header.probe_id, &fault);
+            errors.write_all(msg.as_bytes())?;
+            errors.write_all(b"\n")?;
+            return Ok(Control::Continue);
+        }
+        let epd = self
+            .desc
+            .epids
+            .get(&header.epid)
+            .ok_or(ConsumeError::UnknownEpid(header.epid))?;
+        // Decode everything first so a malformed record prints nothing.
+        let mut values: Vec<Vec<Value>> = Vec::with_capacity(epd.actions.len());
+        for a in &epd.actions {
+            let v = a
+                .fields
+                .iter()
+                .map(|f| decode(f, bytes))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(ConsumeError::Decode)?;
+            values.push(v);
+        }
+        let mut buf = Vec::new();
+        let quiet = self.opts.quiet;
+        if !quiet {
+            let probe = self
+                .desc
+                .probes
+                .get(&header.probe_id)
+                .ok_or(ConsumeError::UnknownProbe(header.probe_id))?;
+            if !self.heading_printed {
+                buf.extend_from_slice(
+                    format!("{:>3} {:>6} {:>32}\n", "CPU", "ID", "FUNCTION:NAME").as_bytes(),
+                );
+            }
+            let name = format!("{}:{}", probe.function, probe.name);
+            buf.extend_from_slice(
+                format!("{:>3} {:>6} {:>32} ", header.cpu, header.probe_id, name).as_bytes(),
+            );
+        }
+        let mut control = Control::Continue;
+        let epid = header.epid;
+        let mut printed = Vec::new();
+        for (i, (a, vals)) in epd.actions.iter().zip(values.iter()).enumerate() {
+            match &a.kind {
+                ActionKind::Trace => {
+                    for v in vals {
+                        trace_value(v, quiet, self.opts.rawbytes, &mut buf);
+                    }
+                }
+                ActionKind::Printf { .. } => {
+                    lookup_format(&self.formats, epid, i)?.apply(vals, &mut buf);
+                }
+                ActionKind::Exit => {
+                    let status = vals.first().map(|v| v.as_i64() as i32).unwrap_or(0);
+                    control = Control::Exit(status);
+                }
+                ActionKind::Printa { format, aggs: ids } => {
+                    let descs = agg_descs(&self.desc, ids)?;
+                    let rows = collect_rows(&descs, aggs, &self.opts)?;
+                    if format.is_some() {
+                        let f = lookup_format(&self.formats, epid, i)?;
+                        print_rows_formatted(&descs, &rows, f, &mut buf);
+                    } else {
+                        buf.push(b'\n');
+                        print_rows(&descs, &rows, &mut buf);
+                    }
+                    printed.extend(ids.iter().copied());
+                }
+            }
+        }
+        if !quiet {
+            buf.push(b'\n');
+        }
+        out.write_all(&buf)?;
+        // Only a record that was fully consumed changes the consumer's state.
+        self.printed.extend(printed);
+        self.heading_printed |= !quiet;
+        Ok(control)
+    }
+
+    /// Prints the aggregations dtrace(1) prints when tracing stops: every
+    /// aggregation not already printed by printa, in ID order, each preceded by a
+    /// newline; an aggregation with no data prints nothing.
+    pub fn finish(
+        &mut self,
+        out: &mut dyn Write,
+        aggs: &mut dyn AggSource,
+    ) -> Result<(), ConsumeError> {
+        let mut buf = Vec::new();
+        let ids: Vec<u32> = self.desc.aggs.keys().copied().collect();
+        for id in ids {
+            if self.printed.contains(&id) {
+                continue;
+            }
+            let descs = agg_descs(&self.desc, &[id])?;
+            let rows = collect_rows(&descs, aggs, &self.opts)?;
+            if rows.is_empty() {
+                continue;
+            }
+            buf.push(b'\n');
+            print_rows(&descs, &rows, &mut buf);
+        }
+        out.write_all(&buf)?;
+        Ok(())
+    }
+}
+
+fn lookup_format(
+    formats: &BTreeMap<(u32, usize), Result<Format, String>>,
+    epid: u32,
+    action: usize,
+) -> Result<&Format, ConsumeError> {
+    match formats.get(&(epid, action)) {
+        Some(Ok(f)) => Ok(f),
+        Some(Err(m)) => Err(ConsumeError::BadFormat {
+            epid,
+            message: m.clone(),
+        }),
+        None => Err(ConsumeError::BadFormat {
+            epid,
+            message: format!("action #{} has no format", action + 1),
+        }),
+    }
+}
+
+fn agg_descs<'a>(desc: &'a ProgramDesc, ids: &[u32]) -> Result<Vec<&'a AggDesc>, ConsumeError> {
+    ids.iter()
+        .map(|id| desc.aggs.get(id).ok_or(ConsumeError::UnknownAgg(*id)))
+        .collect()
+}
+
+/// Appends one trace()d value.
+fn trace_value(v: &Value, quiet: bool, rawbytes: bool, out: &mut Vec<u8>) {
+    let s = match v {
+        Value::Int { bits, size, .. } => {
+            // dtrace prints by size: 8- and 4-byte values as signed, 2- and 1-byte
+            // values as unsigned, whatever the D type's signedness.
+            let n: i64 = match size {
+                1 => mask(*bits, 1) as i64,
+                2 => mask(*bits, 2) as i64,
+                4 => sign_extend(*bits, 4),
+                _ => *bits as i64,
+            };
+            match (quiet, size) {
+                (true, _) => n.to_string(),
+                (false, 1) => format!(" {n:>3}"),
+                (false, 2) => format!(" {n:>5}"),
+                (false, 4) => format!(" {n:>8}"),
+                (false, _) => format!(" {n:>16}"),
+            }
+        }
+        Value::Pointer(p) => {
+            if quiet {
+                (*p as i64).to_string()
+            } else {
+                format!(" {:>16}", *p as i64)
+            }
+        }
+        Value::Str(s) => {
+            if !quiet {
+                out.extend_from_slice(b"  ");
+            }
+            out.extend_from_slice(s);
+            if !quiet {
+                out.resize(out.len() + 33usize.saturating_sub(s.len()), b' ');
+            }
+            return;
+        }
+        Value::Bytes(b) => {
+            print_bytes(b, 33, quiet, rawbytes, out);
+            return;
+        }
+    };
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn printable(c: u8) -> bool {
+    (0x20..0x7f).contains(&c) || matches!(c, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x07 | 0x08)
+}
+
+/// Prints raw bytes as dtrace does: as a string when they look like one
+/// (printable characters, then only NULs), otherwise as a hex dump.
+pub(crate) fn print_bytes(b: &[u8], width: usize, quiet: bool, raw: bool, out: &mut Vec<u8>) {
+    if !raw && !b.is_empty() && b[0] != 0 {
+        let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+        if b[..end].iter().all(|&c| printable(c)) && b[end..].iter().all(|&c| c == 0) {
+            if quiet {
+                out.extend_from_slice(&b[..end]);
+            } else {
+                out.extend_from_slice(b"  ");
+                out.extend_from_slice(&b[..end]);
+                out.resize(out.len() + width.saturating_sub(end), b' ');
+            }
+            return;
+        }
+    }
+    // Hex dump: a header of column offsets, then 16 bytes per line with their
+    // printable characters.
+    const MARGIN: usize = 5;
+    out.push(b'\n');
+    out.resize(out.len() + MARGIN + 6, b' ');
+    for i in 0..16 {
+        out.extend_from_slice(format!("  {i:x}").as_bytes());
+    }
+    out.extend_from_slice(b"  0123456789abcdef\n");
+    for (n, chunk) in b.chunks(16).enumerate() {
+        out.resize(out.len() + MARGIN, b' ');
+        out.extend_from_slice(format!("{:>5x}:", n * 16).as_bytes());
+        for j in 0..16 {
+            match chunk.get(j) {
+                Some(c) => out.extend_from_slice(format!(" {c:02x}").as_bytes()),
+                None => out.extend_from_slice(b"   "),
+            }
+        }
+        out.extend_from_slice(b"  ");
+        for &c in chunk {
+            out.push(if (0x20..0x7f).contains(&c) { c } else { b'.' });
+        }
+        out.push(b'\n');
+    }
+}
+
+/// dtrace(1)'s message for a fault (without a trailing newline):
+/// `dtrace: error on enabled probe ID 3 (ID 1: dtrace:::BEGIN): divide-by-zero in
+/// action #1 at DIF offset 20`. Invalid address and alignment faults name
+/// the address: `invalid address (0x0) in action #1 at DIF offset 28` (Solaris
+/// Dynamic Tracing Guide, "ERROR Probe" example); a fault in
+/// the predicate (action 0) says `in predicate`.
+pub fn fault_message(desc: &ProgramDesc, probe_id: u32, f: &FaultRecord) -> String {
+    let unknown = ProbeName::default();
+    let p = desc.probes.get(&probe_id).unwrap_or(&unknown);
+    let what = match f.kind {
+        // Real dtrace output names the address for these two only (e.g. "invalid
+        // user access in action #1 at DIF offset 24" has none).
+        FaultKind::BadAddr | FaultKind::BadAlign => {
+            format!("{} (0x{:x})", f.kind.message(), f.addr)
+        }
+        k => k.message().to_string(),
+    };
+    let place = if f.action == 0 {
+        "predicate".to_string()
+    } else {
+        format!("action #{}", f.action)
+    };
+    format!(
+        "dtrace: error on enabled probe ID {} (ID {}: {}:{}:{}:{}): {} in {} at DIF offset {}",
+        f.epid, probe_id, p.provider, p.module, p.function, p.name, what, place, f.pc
+    )
+}
+
+/// `dtrace: N drops on CPU C` (singular `drop` for one), for principal-buffer drops.
+pub fn drops_message(cpu: u32, n: u64) -> String {
+    format!("dtrace: {n} drop{} on CPU {cpu}", plural(n))
+}
+
+/// `dtrace: N errors on CPU C` (singular `error` for one): the per-CPU fault
+/// count, as in the "ERROR Probe" example (`dtrace: 1 error on CPU 2`).
+pub fn errors_message(cpu: u32, n: u64) -> String {
+    format!("dtrace: {n} error{} on CPU {cpu}", plural(n))
+}
+
+/// `dtrace: N aggregation drops on CPU C`.
+pub fn agg_drops_message(cpu: u32, n: u64) -> String {
+    format!("dtrace: {n} aggregation drop{} on CPU {cpu}", plural(n))
+}
+
+/// Why dynamic variables were dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DynDropKind {
+    /// Out of dynamic variable space.
+    Plain,
+    /// ... while the rinsing list was not empty.
+    Rinsing,
+    /// ... while the dirty list was not empty.
+    Dirty,
+}
+
+/// `dtrace: N dynamic variable drops` (with ` with non-empty rinsing list` or
+/// ` with non-empty dirty list` for those causes).
+pub fn dynvar_drops_message(n: u64, kind: DynDropKind) -> String {
+    let why = match kind {
+        DynDropKind::Plain => "",
+        DynDropKind::Rinsing => " with non-empty rinsing list",
+        DynDropKind::Dirty => " with non-empty dirty list",
+    };
+    format!("dtrace: {n} dynamic variable drop{}{why}", plural(n))
+}
+
+/// `dtrace: N speculative drops`.
+pub fn spec_drops_message(n: u64) -> String {
+    format!("dtrace: {n} speculative drop{}", plural(n))
+}
+
+/// `dtrace: N failed speculations (available buffer(s) still busy)` when `busy`,
+/// else `dtrace: N failed speculations (no speculative buffer available)`.
+pub fn spec_failed_message(n: u64, busy: bool) -> String {
+    let why = if busy {
+        "available buffer(s) still busy"
+    } else {
+        "no speculative buffer available"
+    };
+    format!("dtrace: {n} failed speculation{} ({why})", plural(n))
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

@@ -1,0 +1,195 @@
+//! ASCII distributions for quantize(), lquantize() and llquantize(), as dtrace(1)
+//! prints them.
+//!
+//! Layout (derived from the Oracle Linux DTrace guide, "quantize" Example 8-36 and
+//! "llquantize" example, whose trailing blanks are preserved; 68 columns per line):
+//! ```text
+//!            value  ------------- Distribution ------------- count    
+//!             8192 |                                         0        
+//!            16384 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@         4        
+//! ```
+//! - header: `value` right-aligned in 16, a space, the 40-character rule
+//!   right-aligned in 41, a space, `count` left-aligned in 9; it is preceded by a
+//!   newline (so a key line printed before it ends there);
+//! - rows: the bucket label right-aligned in 16, a space, `|`, a 40-column bar,
+//!   a space, the count left-aligned in 9;
+//! - the bar is `@` x round(|count| * 40 / total) (4 of 5 -> 32, 1 of 5 -> 8 in the
+//!   example above), followed by spaces to 40;
+//! - rows shown: from one bucket before the first non-zero bucket to one after the
+//!   last (the example's 8192 and 262144 rows; `tst.quantize.d.out`'s -1/0/1 for a
+//!   single zero value); with no data, the buckets around zero (quantize) or the
+//!   first three buckets (lquantize/llquantize);
+//! - lquantize's and llquantize's underflow/overflow rows are labelled `< N` and
+//!   `>= N` (`             < 0 |` in `tst.negtruncquant.d.out`).
+//!
+//! When both positive and negative counts occur (negative increments), bars are 20
+//! wide on either side of a centre `|`.
+
+use dtrace_codegen::desc::{
+    llquantize_bounds, quantize_bucket_value, AggFunc, QUANTIZE_NBUCKETS, QUANTIZE_ZERO_BUCKET,
+};
+
+const BAR: usize = 40;
+
+/// Row labels and sort weights of one distribution's buckets.
+struct Buckets {
+    labels: Vec<String>,
+    /// A representative value of each bucket, for ordering distributions.
+    weights: Vec<i128>,
+    /// Index of the bucket holding zero (quantize), used when there is no data.
+    zero: Option<usize>,
+}
+
+fn buckets(func: &AggFunc, n: usize) -> Buckets {
+    let mut labels = Vec::with_capacity(n);
+    let mut weights = Vec::with_capacity(n);
+    let mut zero = None;
+    match *func {
+        AggFunc::Lquantize { base, step, .. } => {
+            let levels = n.saturating_sub(2) as i128;
+            let base = base as i128;
+            let step = step as i128;
+            for i in 0..n {
+                if i == 0 {
+                    labels.push(format!("< {base}"));
+                    weights.push(base - 1);
+                } else if i == n - 1 {
+                    let top = base + levels * step;
+                    labels.push(format!(">= {top}"));
+                    weights.push(top);
+                } else {
+                    let v = base + (i as i128 - 1) * step;
+                    labels.push(v.to_string());
+                    weights.push(v);
+                }
+            }
+        }
+        AggFunc::Llquantize {
+            factor,
+            low,
+            high,
+            nsteps,
+        } => {
+            let bounds = llquantize_bounds(factor, low, high, nsteps);
+            for i in 0..n {
+                let b = bounds.get(i).copied().unwrap_or(i64::MAX) as i128;
+                if i == 0 {
+                    let first = bounds.get(1).copied().unwrap_or(0) as i128;
+                    labels.push(format!("< {first}"));
+                    weights.push(first - 1);
+                } else if i == n - 1 {
+                    labels.push(format!(">= {b}"));
+                    weights.push(b);
+                } else {
+                    labels.push(b.to_string());
+                    weights.push(b);
+                }
+            }
+        }
+        _ => {
+            zero = Some(QUANTIZE_ZERO_BUCKET.min(n.saturating_sub(1)));
+            for i in 0..n {
+                let v = if i < QUANTIZE_NBUCKETS {
+                    quantize_bucket_value(i)
+                } else {
+                    i64::MAX
+                };
+                labels.push(v.to_string());
+                weights.push(v as i128);
+            }
+        }
+    }
+    Buckets {
+        labels,
+        weights,
+        zero,
+    }
+}
+
+/// The range of buckets dtrace shows: one zero row either side of the used range.
+fn shown_range(counts: &[i64], zero: Option<usize>) -> Option<(usize, usize)> {
+    let n = counts.len();
+    if n == 0 {
+        return None;
+    }
+    match (
+        counts.iter().position(|&c| c != 0),
+        counts.iter().rposition(|&c| c != 0),
+    ) {
+        (Some(first), Some(last)) => Some((first.saturating_sub(1), (last + 1).min(n - 1))),
+        _ => Some(match zero {
+            Some(z) => (z.saturating_sub(1), (z + 1).min(n - 1)),
+            None => (0, 2.min(n - 1)),
+        }),
+    }
+}
+
+/// Appends the distribution (header line first, starting with a newline) to `out`.
+/// `counts` are the merged bucket counts laid out as [`AggFunc`] documents.
+pub fn render(func: &AggFunc, counts: &[i64], out: &mut Vec<u8>) {
+    let b = buckets(func, counts.len());
+    out.extend_from_slice(
+        format!(
+            "\n{:>16} {:>41} {:<9}\n",
+            "value", "------------- Distribution -------------", "count"
+        )
+        .as_bytes(),
+    );
+    let Some((first, last)) = shown_range(counts, b.zero) else {
+        return;
+    };
+    let positives = counts.iter().any(|&c| c > 0);
+    let negatives = counts.iter().any(|&c| c < 0);
+    let total: f64 = counts.iter().map(|&c| c.unsigned_abs() as f64).sum();
+    for i in first..=last {
+        let count = counts.get(i).copied().unwrap_or(0);
+        let label = b.labels.get(i).map(String::as_str).unwrap_or("");
+        out.extend_from_slice(format!("{label:>16} ").as_bytes());
+        quant_line(count, total, positives, negatives, out);
+    }
+}
+
+fn depth(count: i64, total: f64, len: usize) -> usize {
+    if total <= 0.0 {
+        return 0;
+    }
+    let f = count.unsigned_abs() as f64 * len as f64 / total;
+    ((f + 0.5) as usize).min(len)
+}
+
+fn quant_line(count: i64, total: f64, positives: bool, negatives: bool, out: &mut Vec<u8>) {
+    let ats = |n: usize| "@".repeat(n);
+    let sp = |n: usize| " ".repeat(n);
+    let line = if !negatives {
+        let d = if positives {
+            depth(count, total, BAR)
+        } else {
+            0
+        };
+        format!("|{}{} {count:<9}\n", ats(d), sp(BAR - d))
+    } else if !positives {
+        let d = depth(count, total, BAR);
+        format!("{}{}| {count:<9}\n", sp(BAR - d), ats(d))
+    } else {
+        let half = BAR / 2;
+        let d = depth(count, total, half);
+        if count <= 0 {
+            format!("{}{}|{} {count:<9}\n", sp(half - d), ats(d), sp(half))
+        } else {
+            format!("{}|{}{} {count:<9}\n", sp(half), ats(d), sp(half - d))
+        }
+    };
+    out.extend_from_slice(line.as_bytes());
+}
+
+/// A key to order distributions by: the sum of each bucket's representative value
+/// times its count.
+pub fn weight(func: &AggFunc, counts: &[i64]) -> i128 {
+    let b = buckets(func, counts.len());
+    counts
+        .iter()
+        .zip(b.weights.iter())
+        .fold(0i128, |acc, (&c, &w)| {
+            acc.saturating_add((c as i128).saturating_mul(w))
+        })
+}

@@ -1,0 +1,432 @@
+//! Golden tests for per-record output: probe lines, trace(), printf(), exit(),
+//! quiet mode, fault messages and malformed input.
+
+mod common;
+use common::*;
+use dtrace_codegen::desc::*;
+use dtrace_consumer::*;
+
+const HEADING: &str = "CPU     ID                    FUNCTION:NAME\n";
+
+fn begin() -> Vec<(u32, ProbeName)> {
+    vec![(1, probe("dtrace", "", "", "BEGIN"))]
+}
+
+#[test]
+fn empty_clause_prints_probe_line() {
+    // Layout: Oracle Linux DTrace tutorial, `sudo dtrace -n dtrace:::BEGIN`:
+    //   CPU     ID                    FUNCTION:NAME
+    //     2      1                           :BEGIN
+    // (the record's line ends with the separating space before the newline).
+    let desc = program(vec![(16, vec![])], begin());
+    let r = Rec::new(1, 1, 2, 16).0;
+    let (out, err, ctl) = run(desc, Default::default(), &[r], &mut Aggs::default(), false).unwrap();
+    assert_eq!(
+        out,
+        format!("{HEADING}  2      1                           :BEGIN \n")
+    );
+    assert_eq!(err, "");
+    assert_eq!(ctl, Control::Continue);
+}
+
+#[test]
+fn heading_printed_once() {
+    let desc = program(vec![(16, vec![])], begin());
+    let r = Rec::new(1, 1, 0, 16).0;
+    let (out, ..) = run(
+        desc,
+        Default::default(),
+        &[r.clone(), r],
+        &mut Aggs::default(),
+        false,
+    )
+    .unwrap();
+    let line = "  0      1                           :BEGIN \n";
+    assert_eq!(out, format!("{HEADING}{line}{line}"));
+}
+
+#[test]
+fn trace_string_pads_to_33() {
+    // Windows DTrace docs, helloworld.d:
+    //   0      1                           :BEGIN   Hello World from DTrace!
+    // and the padding to 33 columns from the node-dtrace-provider README:
+    //   1 123563                      func:probe2   hello, dtrace
+    let desc = program(
+        vec![
+            (48, vec![trace(string(16, 32))]),
+            (48, vec![trace(string(16, 32))]),
+        ],
+        vec![
+            (1, probe("dtrace", "", "", "BEGIN")),
+            (123563, probe("nodeapp1", "mod", "func", "probe2")),
+        ],
+    );
+    let r1 = Rec::new(1, 1, 0, 48).str(16, "Hello World from DTrace!").0;
+    let r2 = Rec::new(2, 123563, 1, 48).str(16, "hello, dtrace").0;
+    let (out, ..) = run(
+        desc,
+        Default::default(),
+        &[r1, r2],
+        &mut Aggs::default(),
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        [
+            HEADING,
+            "  0      1                           :BEGIN   Hello World from DTrace!         \n",
+            "  1 123563                      func:probe2   hello, dtrace                    \n",
+        ]
+        .concat()
+    );
+}
+
+#[test]
+fn trace_integers_by_size() {
+    // 8-byte: `trace(arg0)` in a USDT example: `  0    643   main:foo               100`
+    // and `func:probe1                 1                2` (two 8-byte traces).
+    let desc = program(
+        vec![(32, vec![trace(int(16, 8, true)), trace(int(24, 8, true))])],
+        vec![(123562, probe("nodeapp1", "mod", "func", "probe1"))],
+    );
+    let r = Rec::new(1, 123562, 1, 32).i64(16, 1).i64(24, 2).0;
+    let (out, ..) = run(desc, Default::default(), &[r], &mut Aggs::default(), false).unwrap();
+    assert_eq!(
+        out,
+        format!("{HEADING}  1 123562                      func:probe1                 1                2\n")
+    );
+
+    // 4-, 2- and 1-byte values: a space and widths 8, 5 and 3; 4-byte values print
+    // signed, 2- and 1-byte values unsigned (dtrace prints trace() data by size).
+    let desc = program(
+        vec![(
+            24,
+            vec![
+                trace(int(16, 4, true)),
+                trace(int(20, 2, true)),
+                trace(int(22, 1, true)),
+            ],
+        )],
+        begin(),
+    );
+    let r = Rec::new(1, 1, 0, 24)
+        .i32(16, -1)
+        .put(20, &[0xff, 0xff, 0xff])
+        .0;
+    let (out, ..) = run(desc, Default::default(), &[r], &mut Aggs::default(), false).unwrap();
+    assert_eq!(
+        out,
+        format!("{HEADING}  0      1                           :BEGIN        -1 65535 255\n")
+    );
+}
+
+#[test]
+fn printf_follows_probe_line() {
+    // `printf("%d", arg0)` without -q, from a USDT demo:
+    //   0  81899         checkout:checkout-return 5250
+    let desc = program(
+        vec![(24, vec![printf("%d", vec![int(16, 8, true)])])],
+        vec![(
+            81899,
+            probe("demo4600", "demo", "checkout", "checkout-return"),
+        )],
+    );
+    let r = Rec::new(1, 81899, 0, 24).i64(16, 5250).0;
+    let (out, ..) = run(desc, Default::default(), &[r], &mut Aggs::default(), false).unwrap();
+    assert_eq!(
+        out,
+        format!("{HEADING}  0  81899         checkout:checkout-return 5250\n")
+    );
+}
+
+#[test]
+fn quiet_prints_only_data() {
+    let desc = program(
+        vec![(
+            48,
+            vec![
+                printf("pid %d: ", vec![int(16, 4, true)]),
+                trace(string(24, 16)),
+                trace(int(40, 8, true)),
+                printf("\n", vec![]),
+            ],
+        )],
+        begin(),
+    );
+    let r = Rec::new(1, 1, 0, 48)
+        .i32(16, 42)
+        .str(24, "bash")
+        .i64(40, -7)
+        .0;
+    let (out, ..) = run(desc, quiet(), &[r], &mut Aggs::default(), false).unwrap();
+    assert_eq!(out, "pid 42: bash-7\n");
+}
+
+#[test]
+fn exit_returns_status() {
+    let desc = program(
+        vec![(24, vec![action(ActionKind::Exit, vec![int(16, 4, true)])])],
+        begin(),
+    );
+    let r = Rec::new(1, 1, 0, 24).i32(16, 3).0;
+    let (out, _, ctl) = run(
+        desc.clone(),
+        quiet(),
+        std::slice::from_ref(&r),
+        &mut Aggs::default(),
+        false,
+    )
+    .unwrap();
+    assert_eq!(ctl, Control::Exit(3));
+    assert_eq!(out, "");
+    // Not quiet: the BEGIN line still prints.
+    let (out, _, ctl) = run(desc, Default::default(), &[r], &mut Aggs::default(), false).unwrap();
+    assert_eq!(ctl, Control::Exit(3));
+    assert_eq!(
+        out,
+        format!("{HEADING}  0      1                           :BEGIN \n")
+    );
+}
+
+fn fault(epid: u32, action: u32, kind: FaultKind, pc: u32, addr: u64, probe_id: u32) -> Vec<u8> {
+    Rec::new(EPID_FAULT, probe_id, 0, 40)
+        .put(16, &epid.to_ne_bytes())
+        .put(20, &action.to_ne_bytes())
+        .put(24, &(kind as u32).to_ne_bytes())
+        .put(28, &pc.to_ne_bytes())
+        .u64(32, addr)
+        .0
+}
+
+#[test]
+fn fault_messages() {
+    // Wording: Solaris Dynamic Tracing Guide, "ERROR Probe":
+    //   dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): invalid address
+    //   (0x0) in action #1 at DIF offset 12
+    let desc = program(vec![(16, vec![])], begin());
+    let recs = [
+        fault(1, 1, FaultKind::BadAddr, 12, 0, 1),
+        fault(1, 2, FaultKind::DivZero, 20, 0, 1),
+        fault(1, 0, FaultKind::BadAlign, 8, 0x1003, 1),
+    ];
+    let (out, err, ctl) =
+        run(desc, Default::default(), &recs, &mut Aggs::default(), false).unwrap();
+    assert_eq!(out, "");
+    assert_eq!(ctl, Control::Continue);
+    assert_eq!(
+        err,
+        "dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): invalid address (0x0) in action #1 at DIF offset 12\n\
+dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #2 at DIF offset 20\n\
+dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): invalid alignment (0x1003) in predicate at DIF offset 8\n"
+    );
+}
+
+#[test]
+fn fault_names_full_probe() {
+    // Access faults carry no address in dtrace's message, as in real output:
+    //   dtrace: error on enabled probe ID 7 (ID 160: syscall::open:entry): invalid
+    //   user access in action #1 at DIF offset 24
+    let mut desc = program(vec![(16, vec![])], vec![]);
+    desc.probes
+        .insert(300, probe("syscall", "vmlinux", "read", "entry"));
+    let (_, err, _) = run(
+        desc,
+        Default::default(),
+        &[fault(1, 1, FaultKind::KPriv, 4, 0xffff_8000_0000_0000, 300)],
+        &mut Aggs::default(),
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        err,
+        "dtrace: error on enabled probe ID 1 (ID 300: syscall:vmlinux:read:entry): invalid kernel access in action #1 at DIF offset 4\n"
+    );
+}
+
+#[test]
+fn drop_messages() {
+    // dtrace(1): "dtrace: 5 drops on CPU 0"; one drop is singular.
+    assert_eq!(drops_message(0, 5), "dtrace: 5 drops on CPU 0");
+    assert_eq!(drops_message(3, 1), "dtrace: 1 drop on CPU 3");
+    assert_eq!(
+        agg_drops_message(1, 2),
+        "dtrace: 2 aggregation drops on CPU 1"
+    );
+    assert_eq!(
+        dynvar_drops_message(7, DynDropKind::Plain),
+        "dtrace: 7 dynamic variable drops"
+    );
+    assert_eq!(
+        dynvar_drops_message(1, DynDropKind::Dirty),
+        "dtrace: 1 dynamic variable drop with non-empty dirty list"
+    );
+    assert_eq!(
+        dynvar_drops_message(2, DynDropKind::Rinsing),
+        "dtrace: 2 dynamic variable drops with non-empty rinsing list"
+    );
+    assert_eq!(spec_drops_message(4), "dtrace: 4 speculative drops");
+    // "ERROR Probe" example: `dtrace: 1 error on CPU 2`.
+    assert_eq!(errors_message(2, 1), "dtrace: 1 error on CPU 2");
+    assert_eq!(errors_message(0, 3), "dtrace: 3 errors on CPU 0");
+    assert_eq!(
+        spec_failed_message(2, true),
+        "dtrace: 2 failed speculations (available buffer(s) still busy)"
+    );
+    assert_eq!(
+        spec_failed_message(1, false),
+        "dtrace: 1 failed speculation (no speculative buffer available)"
+    );
+}
+
+#[test]
+fn malformed_input_is_an_error_not_a_panic() {
+    let desc = program(
+        vec![(48, vec![trace(string(16, 32)), trace(int(40, 8, true))])],
+        begin(),
+    );
+    let mut c = Consumer::new(desc, Default::default());
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let mut aggs = Aggs::default();
+    // Every truncation of a valid record, and some garbage.
+    let good = Rec::new(1, 1, 0, 48).str(16, "x").i64(40, 1).0;
+    for n in 0..good.len() {
+        let r = c.record(&good[..n], &mut out, &mut err, &mut aggs);
+        assert!(r.is_err(), "length {n} accepted");
+    }
+    assert!(out.is_empty(), "partial output for a malformed record");
+    assert!(matches!(
+        c.record(&Rec::new(9, 1, 0, 48).0, &mut out, &mut err, &mut aggs),
+        Err(ConsumeError::UnknownEpid(9))
+    ));
+    assert!(matches!(
+        c.record(&Rec::new(1, 77, 0, 48).0, &mut out, &mut err, &mut aggs),
+        Err(ConsumeError::UnknownProbe(77))
+    ));
+    // A fault record cut short.
+    let f = fault(1, 1, FaultKind::DivZero, 0, 0, 1);
+    assert!(c.record(&f[..30], &mut out, &mut err, &mut aggs).is_err());
+    // Fields that point past any buffer.
+    let desc = program(vec![(16, vec![trace(string(u32::MAX - 2, 8))])], begin());
+    let mut c = Consumer::new(desc, Default::default());
+    assert!(c
+        .record(&Rec::new(1, 1, 0, 16).0, &mut out, &mut err, &mut aggs)
+        .is_err());
+    assert!(out.is_empty());
+    // The full record works.
+    assert!(Consumer::new(
+        program(
+            vec![(48, vec![trace(string(16, 32)), trace(int(40, 8, true))])],
+            begin()
+        ),
+        Default::default()
+    )
+    .record(&good, &mut out, &mut err, &mut aggs)
+    .is_ok());
+}
+
+#[test]
+fn bad_format_is_an_error() {
+    let desc = program(
+        vec![(24, vec![printf("%k", vec![int(16, 8, true)])])],
+        begin(),
+    );
+    let r = Rec::new(1, 1, 0, 24).0;
+    assert!(matches!(
+        run(desc, quiet(), &[r], &mut Aggs::default(), false),
+        Err(ConsumeError::BadFormat { .. })
+    ));
+}
+
+#[test]
+fn trace_bytes_hexdump_and_string_like_bytes() {
+    let bytes_field = |off, size| Field {
+        offset: off,
+        ty: ValueType::Bytes { size },
+    };
+    let desc = program(vec![(24, vec![trace(bytes_field(16, 4))])], begin());
+    // Printable bytes followed by NULs print as a string.
+    let r = Rec::new(1, 1, 0, 24).put(16, b"ab\0\0").0;
+    let (out, ..) = run(desc.clone(), quiet(), &[r], &mut Aggs::default(), false).unwrap();
+    assert_eq!(out, "ab");
+    // Other bytes print as a hex dump with column offsets and a character column.
+    let r = Rec::new(1, 1, 0, 24).put(16, &[0x01, 0x41, 0x00, 0xff]).0;
+    let (out, ..) = run(desc, quiet(), &[r], &mut Aggs::default(), false).unwrap();
+    assert_eq!(
+        out,
+        "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n\
+        \x20        0: 01 41 00 ff                                      .A..\n"
+    );
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    // A deterministic pseudo-random byte soup through every action kind.
+    let mut d = program(
+        vec![(
+            64,
+            vec![
+                trace(string(16, 16)),
+                trace(int(32, 4, true)),
+                printf(
+                    "%s %d %x %*d %c %e %Y\n",
+                    vec![
+                        string(16, 16),
+                        int(32, 4, true),
+                        int(40, 8, false),
+                        int(32, 4, true),
+                        int(48, 8, true),
+                        int(36, 1, false),
+                        int(40, 8, false),
+                        int(48, 8, true),
+                    ],
+                ),
+                printa(None, vec![1]),
+                action(ActionKind::Exit, vec![int(56, 4, true)]),
+            ],
+        )],
+        begin(),
+    );
+    d.aggs.insert(
+        1,
+        agg(
+            1,
+            "q",
+            AggFunc::Llquantize {
+                factor: 10,
+                low: 0,
+                high: 3,
+                nsteps: 10,
+            },
+            vec![string(0, 8)],
+            8,
+        ),
+    );
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as u8
+    };
+    let mut c = Consumer::new(d, Default::default());
+    for i in 0..800 {
+        let len = next() as usize % 80;
+        let mut b: Vec<u8> = (0..len).map(|_| next()).collect();
+        if b.len() >= 4 {
+            let epid: u32 = if i % 3 == 0 { EPID_FAULT } else { 1 };
+            b[0..4].copy_from_slice(&epid.to_ne_bytes());
+        }
+        if b.len() >= 8 {
+            b[4..8].copy_from_slice(&1u32.to_ne_bytes());
+        }
+        let mut aggs = Aggs::default();
+        let vlen = if i % 2 == 0 { 8 * 39 } else { next() as usize };
+        let key: Vec<u8> = (0..(next() as usize % 12)).map(|_| next()).collect();
+        let val: Vec<u8> = (0..vlen).map(|_| next()).collect();
+        aggs.add(1, key, vec![val]);
+        let _ = c.record(&b, &mut Vec::new(), &mut Vec::new(), &mut aggs);
+        let _ = c.finish(&mut Vec::new(), &mut aggs);
+    }
+}

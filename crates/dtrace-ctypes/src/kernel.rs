@@ -1,0 +1,688 @@
+//! Kernel types on demand: vmlinux BTF plus module BTF (split, loaded lazily), imported
+//! into a [`TypeTable`] one name at a time.
+//!
+//! Architecture invariant: a BTF type is imported at most once per table (memoized
+//! BTF id -> [`TypeId`]); importing works from a worklist, never by recursion through
+//! aggregates, so recursive structs (pointer cycles) and deep type graphs are fine.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::btf::{self, Btf, BtfError, BtfType};
+use crate::table::{Enumerator, Member, Module, Qualifier, TypeId, TypeKind, TypeTable};
+
+/// Where the running kernel publishes its BTF.
+pub const SYS_BTF_DIR: &str = "/sys/kernel/btf";
+
+/// Bound on recursion through pointer/type-tag chains during import.
+const MAX_IMPORT_DEPTH: u32 = 300;
+
+/// The kernel's BTF objects: vmlinux, and modules as they are needed.
+#[derive(Debug, Clone)]
+pub struct KernelBtf {
+    /// Directory holding `<module>` split-BTF files; `None` for in-memory only.
+    dir: Option<PathBuf>,
+    /// `objs[0]` is vmlinux.
+    objs: Vec<Obj>,
+    /// Module blobs registered in memory and not yet parsed.
+    blobs: Vec<(String, Vec<u8>)>,
+    /// Modules that failed to load, and why.
+    failed: Vec<(String, BtfError)>,
+    /// Whether `dir` was listed and every module in it tried (misses stop re-listing).
+    scanned: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Obj {
+    name: String,
+    btf: Arc<Btf>,
+    /// Own type index -> TypeId + 1 (0 = not imported). Allocated on first import.
+    memo: Vec<u32>,
+    /// Module index in the table, once assigned.
+    module: Option<u16>,
+}
+
+/// A kernel variable found in BTF (`VAR`, placed by a `DATASEC`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelVar {
+    pub name: String,
+    pub ty: TypeId,
+    pub module: Module,
+    /// The section (`.data..percpu`, ...) and offset within it, when a DATASEC lists it.
+    pub section: Option<(String, u32)>,
+}
+
+impl KernelBtf {
+    /// Kernel BTF with `vmlinux` as base and no module source.
+    pub fn new(vmlinux: Btf) -> KernelBtf {
+        KernelBtf {
+            dir: None,
+            objs: vec![Obj {
+                name: "vmlinux".into(),
+                btf: Arc::new(vmlinux),
+                memo: Vec::new(),
+                module: None,
+            }],
+            blobs: Vec::new(),
+            failed: Vec::new(),
+            scanned: false,
+        }
+    }
+
+    /// Read `dir/vmlinux` now; modules from `dir/<module>` when a lookup needs them.
+    pub fn from_dir(dir: &Path) -> Result<KernelBtf, BtfError> {
+        let vmlinux = Btf::from_file(&dir.join("vmlinux"))?;
+        let mut k = KernelBtf::new(vmlinux);
+        k.dir = Some(dir.to_path_buf());
+        Ok(k)
+    }
+
+    /// The running kernel's BTF (`/sys/kernel/btf`).
+    pub fn from_sys() -> Result<KernelBtf, BtfError> {
+        KernelBtf::from_dir(Path::new(SYS_BTF_DIR))
+    }
+
+    /// Register a module's split BTF held in memory; parsed when first needed.
+    pub fn add_module_blob(&mut self, name: &str, bytes: Vec<u8>) {
+        self.blobs.push((name.to_string(), bytes));
+    }
+
+    pub fn vmlinux(&self) -> &Arc<Btf> {
+        &self.objs[0].btf
+    }
+
+    /// Names of the modules parsed so far (vmlinux first).
+    pub fn loaded(&self) -> Vec<&str> {
+        self.objs.iter().map(|o| o.name.as_str()).collect()
+    }
+
+    /// Modules that failed to load, with the error.
+    pub fn failures(&self) -> &[(String, BtfError)] {
+        &self.failed
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        self.objs.iter().position(|o| o.name == name)
+    }
+
+    /// Index of module `name` in `objs`, parsing it if needed; `Ok(None)` if it has no BTF.
+    fn load(&mut self, name: &str) -> Result<Option<usize>, BtfError> {
+        if let Some(i) = self.position(name) {
+            return Ok(Some(i));
+        }
+        if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+            return Ok(None);
+        }
+        if let Some((_, e)) = self.failed.iter().find(|(n, _)| n == name) {
+            return Err(e.clone());
+        }
+        let bytes = if let Some(i) = self.blobs.iter().position(|(n, _)| n == name) {
+            self.blobs.swap_remove(i).1
+        } else if let Some(dir) = &self.dir {
+            let path = dir.join(name);
+            if !path.is_file() {
+                return Ok(None);
+            }
+            match btf::read(&path) {
+                Ok(b) => b,
+                Err(e) => {
+                    self.failed.push((name.to_string(), e.clone()));
+                    return Err(e);
+                }
+            }
+        } else {
+            return Ok(None);
+        };
+        match Btf::parse_split(bytes, self.objs[0].btf.clone()) {
+            Ok(b) => {
+                self.objs.push(Obj {
+                    name: name.to_string(),
+                    btf: Arc::new(b),
+                    memo: Vec::new(),
+                    module: None,
+                });
+                Ok(Some(self.objs.len() - 1))
+            }
+            Err(e) => {
+                self.failed.push((name.to_string(), e.clone()));
+                Err(e)
+            }
+        }
+    }
+
+    /// Modules with BTF not yet parsed (registered blobs, then the directory, sorted).
+    fn unloaded(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.blobs.iter().map(|(n, _)| n.clone()).collect();
+        if let Some(dir) = self.dir.as_ref().filter(|_| !self.scanned) {
+            if let Ok(rd) = std::fs::read_dir(dir) {
+                let mut found: Vec<String> = rd
+                    .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .filter(|n| n != "vmlinux")
+                    .collect();
+                found.sort();
+                names.extend(found);
+            }
+        }
+        names.retain(|n| self.position(n).is_none() && !self.failed.iter().any(|(f, _)| f == n));
+        names
+    }
+
+    /// The object defining `id` as seen from `obj` (split ids below start are vmlinux's).
+    fn owner(&self, obj: usize, id: u32) -> usize {
+        match self.objs.get(obj) {
+            Some(o) if id >= o.btf.start_id() => obj,
+            _ => 0,
+        }
+    }
+
+    fn memo_get(&self, obj: usize, id: u32) -> Option<TypeId> {
+        let o = self.objs.get(obj)?;
+        let i = id.checked_sub(o.btf.start_id())? as usize;
+        match o.memo.get(i) {
+            Some(&v) if v != 0 => Some(TypeId(v - 1)),
+            _ => None,
+        }
+    }
+
+    fn memo_set(&mut self, obj: usize, id: u32, tid: TypeId) {
+        if let Some(o) = self.objs.get_mut(obj) {
+            let Some(i) = id.checked_sub(o.btf.start_id()) else {
+                return;
+            };
+            if o.memo.is_empty() {
+                o.memo = vec![0; (o.btf.type_count() - o.btf.start_id()) as usize];
+            }
+            if let Some(slot) = o.memo.get_mut(i as usize) {
+                *slot = tid.0 + 1;
+            }
+        }
+    }
+}
+
+/// A C name split into its tag keyword (if any) and identifier.
+fn split_name(name: &str) -> (Option<&str>, &str) {
+    let name = name.trim();
+    for kw in ["struct", "union", "enum"] {
+        if let Some(rest) = name.strip_prefix(kw) {
+            if rest.starts_with(char::is_whitespace) {
+                return (Some(kw), rest.trim());
+            }
+        }
+    }
+    (None, name)
+}
+
+/// The own type of `btf` that `keyword name` denotes: complete definitions first.
+fn find_named(btf: &Btf, keyword: Option<&str>, name: &str) -> Option<u32> {
+    let ids = btf.find(name);
+    let pick = |pred: &dyn Fn(&BtfType) -> bool| {
+        ids.iter()
+            .copied()
+            .find(|&id| btf.get(id).is_some_and(|t| pred(&t)))
+    };
+    match keyword {
+        Some("struct") => pick(&|t| t.kind == btf::KIND_STRUCT)
+            .or_else(|| pick(&|t| t.kind == btf::KIND_FWD && !t.kind_flag)),
+        Some("union") => pick(&|t| t.kind == btf::KIND_UNION)
+            .or_else(|| pick(&|t| t.kind == btf::KIND_FWD && t.kind_flag)),
+        Some(_) => pick(&|t| matches!(t.kind, btf::KIND_ENUM | btf::KIND_ENUM64) && t.vlen > 0)
+            .or_else(|| pick(&|t| matches!(t.kind, btf::KIND_ENUM | btf::KIND_ENUM64))),
+        None => pick(&|t| matches!(t.kind, btf::KIND_TYPEDEF | btf::KIND_INT | btf::KIND_FLOAT)),
+    }
+}
+
+/// GCC's spellings of the base types -> D's.
+fn canonical_int(name: &str) -> &str {
+    match name {
+        "long int" => "long",
+        "long unsigned int" => "unsigned long",
+        "short int" => "short",
+        "short unsigned int" => "unsigned short",
+        "long long int" => "long long",
+        "long long unsigned int" => "unsigned long long",
+        other => other,
+    }
+}
+
+/// Imports BTF types into a table through a worklist.
+struct Importer<'a> {
+    table: &'a mut TypeTable,
+    kb: &'a mut KernelBtf,
+    work: Vec<(usize, u32, TypeId)>,
+}
+
+impl Importer<'_> {
+    fn module(&mut self, obj: usize) -> u16 {
+        if let Some(m) = self.kb.objs.get(obj).and_then(|o| o.module) {
+            return m;
+        }
+        let name = self.kb.objs.get(obj).map_or("vmlinux", |o| o.name.as_str());
+        let m = self.table.module_index(name);
+        if let Some(o) = self.kb.objs.get_mut(obj) {
+            o.module = Some(m);
+        }
+        m
+    }
+
+    fn void(&mut self) -> TypeId {
+        match self.table.lookup("void") {
+            Some(v) => v,
+            None => {
+                let v = self.table.add(TypeKind::Void);
+                self.table.bind("void", v);
+                v
+            }
+        }
+    }
+
+    /// Import `id` (as seen from `obj`) and everything it reaches.
+    fn import(&mut self, obj: usize, id: u32) -> Result<TypeId, BtfError> {
+        let root = self.reserve(obj, id, 0)?;
+        while let Some((o, i, tid)) = self.work.pop() {
+            let kind = self.build(o, i)?;
+            self.table.set_kind(tid, kind);
+        }
+        Ok(root)
+    }
+
+    /// The TypeId for `id`, allocating a placeholder (built later) if new.
+    fn reserve(&mut self, obj: usize, id: u32, depth: u32) -> Result<TypeId, BtfError> {
+        if id == 0 {
+            return Ok(self.void());
+        }
+        let obj = self.kb.owner(obj, id);
+        if let Some(t) = self.kb.memo_get(obj, id) {
+            return Ok(t);
+        }
+        if depth > MAX_IMPORT_DEPTH {
+            return Err(BtfError::Malformed {
+                id,
+                reason: "type chain too deep",
+            });
+        }
+        let Some(b) = self.kb.objs.get(obj).map(|o| o.btf.clone()) else {
+            return Err(BtfError::BadTypeRef { id: 0, target: id });
+        };
+        let t = b
+            .get(id)
+            .ok_or(BtfError::BadTypeRef { id: 0, target: id })?;
+        let keyword = if t.kind_flag { "union" } else { "struct" };
+        let complete = match t.kind {
+            // A forward declaration: use the complete definition if BTF has one
+            // (this object first, then vmlinux), so members are reachable.
+            btf::KIND_FWD => [obj, 0].into_iter().find_map(|o| {
+                let ob = self.kb.objs.get(o)?;
+                let def = find_named(&ob.btf, Some(keyword), t.name())?;
+                (ob.btf.kind_of(def) != btf::KIND_FWD).then_some((o, def))
+            }),
+            _ => None,
+        };
+        let tid = match (t.kind, complete) {
+            (btf::KIND_FWD, Some((o, def))) => self.reserve(o, def, depth + 1)?,
+            (btf::KIND_TYPE_TAG, _) => self.reserve(obj, t.size_or_type, depth + 1)?,
+            (btf::KIND_PTR, _) => {
+                let target = self.reserve(obj, t.size_or_type, depth + 1)?;
+                self.table.pointer_to(target)
+            }
+            (btf::KIND_INT, _) => {
+                let info = t.int_info();
+                let size = t.size_or_type;
+                let name = if info.is_bool { "_Bool" } else { t.name() };
+                let name = canonical_int(name);
+                let signed = info.signed;
+                match self.table.lookup(name) {
+                    Some(d)
+                        if *self.table.kind(d)
+                            == (TypeKind::Int {
+                                name: name.to_string(),
+                                size,
+                                signed,
+                            }) =>
+                    {
+                        d
+                    }
+                    _ => {
+                        let m = self.module(obj);
+                        let kind = TypeKind::Int {
+                            name: name.to_string(),
+                            size,
+                            signed,
+                        };
+                        self.table.add_in(kind, m)
+                    }
+                }
+            }
+            _ => {
+                let m = self.module(obj);
+                let tid = self.table.add_in(TypeKind::Void, m);
+                self.work.push((obj, id, tid));
+                tid
+            }
+        };
+        self.kb.memo_set(obj, id, tid);
+        Ok(tid)
+    }
+
+    fn build(&mut self, obj: usize, id: u32) -> Result<TypeKind, BtfError> {
+        let Some(b) = self.kb.objs.get(obj).map(|o| o.btf.clone()) else {
+            return Ok(TypeKind::Void);
+        };
+        let Some(t) = b.get(id) else {
+            return Ok(TypeKind::Void);
+        };
+        let name = t.name();
+        let opt_name = (!name.is_empty()).then(|| name.to_string());
+        Ok(match t.kind {
+            btf::KIND_STRUCT | btf::KIND_UNION => {
+                let mut members = Vec::with_capacity(t.vlen as usize);
+                for m in t.members() {
+                    let ty = self.reserve(obj, m.ty, 0)?;
+                    let (mut bit_offset, mut bit_size) = (m.bit_offset as u64, m.bit_size);
+                    if !t.kind_flag {
+                        // Old encoding: the bitfield lives in the member's INT type.
+                        if let Some(it) = b.get(m.ty).filter(|it| it.kind == btf::KIND_INT) {
+                            let ii = it.int_info();
+                            if ii.bit_offset != 0 || ii.bits != it.size_or_type * 8 {
+                                bit_offset += ii.bit_offset as u64;
+                                bit_size = ii.bits;
+                            }
+                        }
+                    }
+                    members.push(Member {
+                        name: m.name.to_string(),
+                        ty,
+                        bit_offset,
+                        bit_size,
+                    });
+                }
+                let size = t.size_or_type as u64;
+                if t.kind == btf::KIND_STRUCT {
+                    TypeKind::Struct {
+                        name: opt_name,
+                        size,
+                        members,
+                    }
+                } else {
+                    TypeKind::Union {
+                        name: opt_name,
+                        size,
+                        members,
+                    }
+                }
+            }
+            btf::KIND_ENUM | btf::KIND_ENUM64 => TypeKind::Enum {
+                name: opt_name,
+                size: t.size_or_type,
+                values: t
+                    .enumerators()
+                    .map(|(n, value)| Enumerator {
+                        name: n.to_string(),
+                        value,
+                    })
+                    .collect(),
+            },
+            btf::KIND_FWD => TypeKind::Forward {
+                name: name.to_string(),
+                is_union: t.kind_flag,
+            },
+            btf::KIND_TYPEDEF => TypeKind::Typedef {
+                name: name.to_string(),
+                target: self.reserve(obj, t.size_or_type, 0)?,
+            },
+            btf::KIND_VOLATILE | btf::KIND_CONST | btf::KIND_RESTRICT => TypeKind::Qualified {
+                qualifier: match t.kind {
+                    btf::KIND_CONST => Qualifier::Const,
+                    btf::KIND_VOLATILE => Qualifier::Volatile,
+                    _ => Qualifier::Restrict,
+                },
+                target: self.reserve(obj, t.size_or_type, 0)?,
+            },
+            btf::KIND_ARRAY => {
+                let (elem, _, len) = t.array();
+                TypeKind::Array {
+                    elem: self.reserve(obj, elem, 0)?,
+                    len: len as u64,
+                }
+            }
+            btf::KIND_FUNC => match b.get(t.size_or_type) {
+                Some(p) => self.proto(obj, &p)?,
+                None => TypeKind::Void,
+            },
+            btf::KIND_FUNC_PROTO => self.proto(obj, &t)?,
+            btf::KIND_FLOAT => TypeKind::Float {
+                name: name.to_string(),
+                size: t.size_or_type,
+            },
+            _ => TypeKind::Void,
+        })
+    }
+
+    fn proto(&mut self, obj: usize, p: &BtfType) -> Result<TypeKind, BtfError> {
+        let ret = self.reserve(obj, p.size_or_type, 0)?;
+        let mut params = Vec::with_capacity(p.vlen as usize);
+        let mut varargs = false;
+        let n = p.vlen as usize;
+        for (i, (_, ty)) in p.params().enumerate() {
+            if ty == 0 && i + 1 == n {
+                varargs = true;
+            } else {
+                params.push(self.reserve(obj, ty, 0)?);
+            }
+        }
+        Ok(TypeKind::Function {
+            ret,
+            params,
+            varargs,
+        })
+    }
+}
+
+/// Which objects a scoped lookup searches, in order.
+enum Scope {
+    /// `D`/`C`: the table's own names only.
+    D,
+    /// One kernel object (index into `objs`), then vmlinux for modules.
+    Obj(usize),
+    /// Unscoped: D, vmlinux, loaded modules, then the rest loaded lazily.
+    All,
+}
+
+impl TypeTable {
+    /// Attach kernel BTF; later scoped lookups import from it.
+    pub fn set_kernel(&mut self, kernel: KernelBtf) {
+        self.kernel = Some(Box::new(kernel));
+    }
+
+    /// Attach the running kernel's BTF from `/sys/kernel/btf`.
+    pub fn load_kernel_btf(&mut self) -> Result<(), BtfError> {
+        self.set_kernel(KernelBtf::from_sys()?);
+        Ok(())
+    }
+
+    pub fn kernel(&self) -> Option<&KernelBtf> {
+        self.kernel.as_deref()
+    }
+
+    /// Run `f` with the kernel BTF taken out of the table (so both can be borrowed).
+    fn with_kernel<R>(&mut self, f: impl FnOnce(&mut TypeTable, &mut KernelBtf) -> R) -> Option<R> {
+        let mut kb = self.kernel.take()?;
+        let r = f(self, &mut kb);
+        self.kernel = Some(kb);
+        Some(r)
+    }
+
+    fn scope(kb: &mut KernelBtf, module: Option<&str>) -> Result<Option<Scope>, BtfError> {
+        Ok(match module {
+            None => Some(Scope::All),
+            Some("D") | Some("C") => Some(Scope::D),
+            Some(m) => kb.load(m)?.map(Scope::Obj),
+        })
+    }
+
+    /// Search kernel objects per `scope` with `find`; import the hit with `finish`.
+    fn search<T, R>(
+        &mut self,
+        module: Option<&str>,
+        find: impl Fn(&Btf) -> Option<T>,
+        finish: impl Fn(&mut Importer, usize, T) -> Result<Option<R>, BtfError>,
+    ) -> Result<Option<R>, BtfError> {
+        let r = self.with_kernel(|table, kb| {
+            let scope = match TypeTable::scope(kb, module)? {
+                Some(s) => s,
+                None => return Ok(None),
+            };
+            let candidates: Vec<usize> = match scope {
+                Scope::D => return Ok(None),
+                Scope::Obj(0) => vec![0],
+                Scope::Obj(i) => vec![i, 0],
+                Scope::All => (0..kb.objs.len()).collect(),
+            };
+            let all = matches!(scope, Scope::All);
+            let mut imp = Importer {
+                table,
+                kb,
+                work: Vec::new(),
+            };
+            for obj in candidates {
+                let hit = imp.kb.objs.get(obj).and_then(|o| find(&o.btf));
+                if let Some(h) = hit {
+                    return finish(&mut imp, obj, h);
+                }
+            }
+            if all {
+                // Missed everything loaded: load the remaining modules one by one.
+                let rest = imp.kb.unloaded();
+                for name in rest {
+                    let Ok(Some(obj)) = imp.kb.load(&name) else {
+                        continue;
+                    };
+                    let hit = imp.kb.objs.get(obj).and_then(|o| find(&o.btf));
+                    if let Some(h) = hit {
+                        return finish(&mut imp, obj, h);
+                    }
+                }
+                imp.kb.scanned = true;
+            }
+            Ok(None)
+        });
+        r.unwrap_or(Ok(None))
+    }
+
+    /// Look up a type by C name (`struct task_struct`, `pid_t`, `enum pid_type`) in a
+    /// module scope: `None` searches D, then vmlinux, then modules (loading them lazily);
+    /// `Some("vmlinux")`, `Some("ext4")` search that module (then vmlinux, which its
+    /// split BTF builds on); `Some("D")` only D. Kernel types are imported on demand.
+    pub fn lookup_scoped(&mut self, module: Option<&str>, name: &str) -> Option<TypeId> {
+        self.try_lookup_scoped(module, name).ok().flatten()
+    }
+
+    /// [`TypeTable::lookup_scoped`], reporting a named module whose BTF is malformed.
+    pub fn try_lookup_scoped(
+        &mut self,
+        module: Option<&str>,
+        name: &str,
+    ) -> Result<Option<TypeId>, BtfError> {
+        let (keyword, ident) = split_name(name);
+        if matches!(module, None | Some("D") | Some("C")) {
+            let d = match keyword {
+                Some(kw) => self.lookup_tag(kw, ident),
+                None => self.lookup(ident),
+            };
+            if d.is_some() {
+                return Ok(d);
+            }
+        }
+        self.search(
+            module,
+            |b| find_named(b, keyword, ident),
+            |imp, obj, id| imp.import(obj, id).map(Some),
+        )
+    }
+
+    /// Whether `name` is an ordinary type name in D or the kernel (typedef-aware
+    /// parsing), without importing anything.
+    pub fn is_type_name_scoped(&self, module: Option<&str>, name: &str) -> bool {
+        if matches!(module, None | Some("D") | Some("C")) && self.is_type_name(name) {
+            return true;
+        }
+        let Some(kb) = self.kernel.as_deref() else {
+            return false;
+        };
+        kb.objs
+            .iter()
+            .filter(|o| module.is_none() || module == Some(o.name.as_str()))
+            .any(|o| find_named(&o.btf, None, name).is_some())
+    }
+
+    /// An enumerator: D's first, then the kernel's (importing its enum type).
+    pub fn enum_constant(&mut self, module: Option<&str>, name: &str) -> Option<(TypeId, i64)> {
+        if matches!(module, None | Some("D") | Some("C")) {
+            if let Some(c) = self.lookup_constant(name) {
+                return Some(c);
+            }
+        }
+        self.search(
+            module,
+            |b| b.enum_constant(name),
+            |imp, obj, (id, v)| Ok(Some((imp.import(obj, id)?, v))),
+        )
+        .ok()
+        .flatten()
+    }
+
+    /// A kernel variable's type (and section placement), e.g. `` `jiffies ``.
+    pub fn kernel_var(&mut self, module: Option<&str>, name: &str) -> Option<KernelVar> {
+        self.search(
+            module,
+            |b| b.find_kind(name, &[btf::KIND_VAR]),
+            |imp, obj, id| {
+                let Some(o) = imp.kb.objs.get(obj) else {
+                    return Ok(None);
+                };
+                let (b, module) = (o.btf.clone(), Module(o.name.clone()));
+                let Some(t) = b.get(id) else { return Ok(None) };
+                let ty = imp.import(obj, t.size_or_type)?;
+                let section = b.var_section(id).map(|(s, off, _)| (s.to_string(), off));
+                Ok(Some(KernelVar {
+                    name: name.to_string(),
+                    ty,
+                    module,
+                    section,
+                }))
+            },
+        )
+        .ok()
+        .flatten()
+    }
+
+    /// A kernel function's prototype as a [`TypeKind::Function`] (for fbt arguments).
+    pub fn kernel_func(&mut self, module: Option<&str>, name: &str) -> Option<TypeId> {
+        self.search(
+            module,
+            |b| b.find_kind(name, &[btf::KIND_FUNC]),
+            |imp, obj, id| imp.import(obj, id).map(Some),
+        )
+        .ok()
+        .flatten()
+    }
+
+    /// Import BTF type `id` of `module` (`vmlinux` or a module) directly.
+    pub fn import_btf_id(&mut self, module: &str, id: u32) -> Result<TypeId, BtfError> {
+        let r = self.with_kernel(|table, kb| {
+            let Some(obj) = kb.load(module)? else {
+                return Ok(None);
+            };
+            let mut imp = Importer {
+                table,
+                kb,
+                work: Vec::new(),
+            };
+            imp.import(obj, id).map(Some)
+        });
+        match r {
+            Some(Ok(Some(t))) => Ok(t),
+            Some(Err(e)) => Err(e),
+            _ => Err(BtfError::BadTypeRef { id: 0, target: id }),
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! The session: every kernel object of one tracing run.
+
+use crate::error::RuntimeError;
+use crate::load::{create_map, load_program};
+use dtrace_codegen::layout::{G_STATE, G_WALLTIME_OFFSET, STATE_ACTIVE};
+use dtrace_codegen::{Attach, CompiledProgram};
+use dtrace_providers::attach::{attach, Attachment};
+use dtrace_sys::{clock, map, Features, MapFd, ProgFd, RingBuf, SysRef};
+use std::collections::BTreeMap;
+use std::os::fd::BorrowedFd;
+use std::time::Duration;
+
+/// Drop counts for one CPU since the previous [`Session::drops`] call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Drops {
+    pub cpu: u32,
+    pub ringbuf: u64,
+    pub agg: u64,
+    pub dynvar: u64,
+}
+
+/// A loaded (and, after [`Session::attach`], attached) D program.
+///
+/// Field order is drop order: attachments go first, so probes stop firing before
+/// the programs and maps they use are closed.
+pub struct Session {
+    attachments: Vec<Attachment>,
+    progs: Vec<(ProgFd, Attach)>,
+    ringbuf: RingBuf,
+    maps: Vec<MapFd>,
+    sys: SysRef,
+    features: Features,
+    drops_map: usize,
+    globals_map: usize,
+    agg_maps: BTreeMap<u32, usize>,
+    last_drops: BTreeMap<(u32, u32), u64>,
+}
+
+impl Session {
+    /// Create the maps and load every program. Nothing is attached yet.
+    pub fn load(
+        sys: &SysRef,
+        features: &Features,
+        compiled: &CompiledProgram,
+    ) -> Result<Session, RuntimeError> {
+        let mut maps = Vec::with_capacity(compiled.maps.len());
+        for spec in &compiled.maps {
+            maps.push(create_map(sys, spec)?);
+        }
+        let ring_map = maps
+            .get(compiled.ringbuf_map)
+            .ok_or_else(|| RuntimeError::Io("compiled program has no ring buffer".into()))?;
+        let ringbuf = RingBuf::new(ring_map)
+            .map_err(|e| RuntimeError::Io(format!("cannot map the ring buffer: {e}")))?;
+        let mut progs = Vec::with_capacity(compiled.programs.len());
+        for p in &compiled.programs {
+            progs.push((load_program(sys, p, &maps)?, p.attach));
+        }
+        Ok(Session {
+            attachments: Vec::new(),
+            progs,
+            ringbuf,
+            maps,
+            sys: sys.clone(),
+            features: features.clone(),
+            drops_map: compiled.drops_map,
+            globals_map: compiled.globals_map,
+            agg_maps: compiled.agg_maps.clone(),
+            last_drops: BTreeMap::new(),
+        })
+    }
+
+    fn globals(&self) -> Result<&MapFd, RuntimeError> {
+        self.maps
+            .get(self.globals_map)
+            .ok_or_else(|| RuntimeError::Io("compiled program has no globals map".into()))
+    }
+
+    /// Mark tracing active and fire BEGIN in this process's context.
+    pub fn begin(&mut self) -> Result<(), RuntimeError> {
+        let g = self.globals()?;
+        let key = 0u32.to_ne_bytes();
+        let mut value = g
+            .lookup(&key)
+            .map_err(|e| RuntimeError::Io(format!("cannot read globals: {e}")))?
+            .unwrap_or_else(|| vec![0; g.spec().value_size as usize]);
+        let offset = clock::realtime_offset_ns().unwrap_or(0);
+        put_u64(&mut value, G_STATE as usize, STATE_ACTIVE as u64);
+        put_u64(&mut value, G_WALLTIME_OFFSET as usize, offset);
+        g.update(&key, &value, dtrace_sys::UpdateFlags::Any)
+            .map_err(|e| RuntimeError::Io(format!("cannot write globals: {e}")))?;
+        self.run(Attach::Begin)
+    }
+
+    /// Fire END (after [`Session::detach`]), in this process's context.
+    pub fn end(&mut self) -> Result<(), RuntimeError> {
+        self.run(Attach::End)
+    }
+
+    fn run(&self, which: Attach) -> Result<(), RuntimeError> {
+        for (p, a) in &self.progs {
+            if *a == which {
+                p.test_run_raw_tp(&[0], None)
+                    .map_err(|e| RuntimeError::Io(format!("cannot fire {which:?}: {e}")))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Attach every program to its probes. On error, whatever was attached is
+    /// detached again before returning.
+    pub fn attach(&mut self) -> Result<(), RuntimeError> {
+        for (p, a) in &self.progs {
+            match attach(&self.sys, &self.features, p, a) {
+                Ok(Some(at)) => self.attachments.push(at),
+                Ok(None) => {}
+                Err(e) => {
+                    self.attachments.clear();
+                    return Err(RuntimeError::Attach(e.0));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Detach every probe (BEGIN and END stay loaded).
+    pub fn detach(&mut self) {
+        self.attachments.clear();
+    }
+
+    /// Hand every committed record to `f`, in order.
+    pub fn poll(&mut self, f: impl FnMut(&[u8])) -> Result<usize, RuntimeError> {
+        self.ringbuf
+            .poll(f)
+            .map_err(|e| RuntimeError::Io(format!("reading the ring buffer: {e}")))
+    }
+
+    /// Wait for a forced wake-up (exit()), a wake fd, or `timeout`.
+    pub fn wait(&self, timeout: Duration) -> Result<bool, RuntimeError> {
+        self.ringbuf
+            .wait(Some(timeout))
+            .map_err(|e| RuntimeError::Io(format!("waiting for the ring buffer: {e}")))
+    }
+
+    /// Also end [`Session::wait`] when `fd` is readable.
+    pub fn add_wake_fd(&self, fd: BorrowedFd<'_>) -> Result<(), RuntimeError> {
+        self.ringbuf
+            .add_wake_fd(fd)
+            .map_err(|e| RuntimeError::Io(format!("cannot watch fd: {e}")))
+    }
+
+    /// Per-CPU drops counted since the previous call (only CPUs with new drops).
+    pub fn drops(&mut self) -> Result<Vec<Drops>, RuntimeError> {
+        let m = self
+            .maps
+            .get(self.drops_map)
+            .ok_or_else(|| RuntimeError::Io("compiled program has no drops map".into()))?;
+        let mut per_cpu: BTreeMap<u32, Drops> = BTreeMap::new();
+        for slot in 0u32..3 {
+            let buf = m
+                .lookup(&slot.to_ne_bytes())
+                .map_err(|e| RuntimeError::Io(format!("cannot read drop counters: {e}")))?
+                .unwrap_or_default();
+            for (cpu, v) in map::percpu_values(&buf, 8).enumerate() {
+                let now = v
+                    .get(..8)
+                    .and_then(|b| b.try_into().ok())
+                    .map(u64::from_ne_bytes)
+                    .unwrap_or(0);
+                let cpu = cpu as u32;
+                let last = self.last_drops.insert((cpu, slot), now).unwrap_or(0);
+                let delta = now.saturating_sub(last);
+                if delta > 0 {
+                    let d = per_cpu.entry(cpu).or_insert(Drops {
+                        cpu,
+                        ..Drops::default()
+                    });
+                    match slot {
+                        0 => d.ringbuf = delta,
+                        1 => d.agg = delta,
+                        _ => d.dynvar = delta,
+                    }
+                }
+            }
+        }
+        Ok(per_cpu.into_values().collect())
+    }
+
+    /// Every key of aggregation `agg_id` with its per-CPU values.
+    pub fn agg_snapshot(&self, agg_id: u32) -> Result<Vec<(Vec<u8>, Vec<Vec<u8>>)>, RuntimeError> {
+        let Some(m) = self.agg_maps.get(&agg_id).and_then(|i| self.maps.get(*i)) else {
+            return Ok(Vec::new());
+        };
+        let size = m.spec().value_size;
+        let entries = m
+            .entries()
+            .map_err(|e| RuntimeError::Io(format!("cannot read aggregation: {e}")))?;
+        Ok(entries
+            .into_iter()
+            .map(|(k, v)| {
+                (
+                    k,
+                    map::percpu_values(&v, size).map(<[u8]>::to_vec).collect(),
+                )
+            })
+            .collect())
+    }
+}
+
+fn put_u64(buf: &mut [u8], at: usize, v: u64) {
+    if let Some(dst) = buf.get_mut(at..at + 8) {
+        dst.copy_from_slice(&v.to_ne_bytes());
+    }
+}

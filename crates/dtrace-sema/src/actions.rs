@@ -1,0 +1,516 @@
+//! Actions (trace, printf, exit, printa) and aggregation assignments, with DTrace's
+//! prototype and parameter checks.
+
+use crate::check::{Checker, R};
+use crate::expr::const_value;
+use crate::ir::*;
+use dtrace_syntax::ast::{self, ExprKind as K};
+use dtrace_syntax::{Diagnostic, Span, Tag};
+
+const ACTIONS: &[&str] = &["trace", "printf", "exit", "printa"];
+const AGGFUNCS: &[&str] = &[
+    "count",
+    "sum",
+    "avg",
+    "min",
+    "max",
+    "stddev",
+    "quantize",
+    "lquantize",
+    "llquantize",
+];
+
+pub(crate) fn is_action(name: &str) -> bool {
+    ACTIONS.contains(&name)
+}
+
+pub(crate) fn is_aggfunc(name: &str) -> bool {
+    AGGFUNCS.contains(&name)
+}
+
+fn proto_len(func: &str, passed: usize, expected: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Tag::D_PROTO_LEN,
+        span,
+        format!(
+            "{func}( ) prototype mismatch: {passed} arg{}passed, {expected} expected",
+            if passed == 1 { " " } else { "s " }
+        ),
+    )
+}
+
+impl<'a> Checker<'a> {
+    fn proto_arg(&self, func: &str, n: usize, proto: &str, arg: &TExpr) -> Diagnostic {
+        Diagnostic::new(
+            Tag::D_PROTO_ARG,
+            arg.span,
+            format!(
+                "{func}( ) argument #{n} is incompatible with prototype:\n\tprototype: {proto}\n\t argument: {}",
+                self.name(&arg.ty)
+            ),
+        )
+    }
+
+    pub(crate) fn action(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TStmt> {
+        match func {
+            "trace" => {
+                if args.len() != 1 {
+                    return Err(proto_len(func, args.len(), "1", span));
+                }
+                let v = self.expr(&args[0])?;
+                if matches!(v.ty, Ty::Void) {
+                    return Err(Diagnostic::new(
+                        Tag::D_TRACE_VOID,
+                        v.span,
+                        "trace( ) may not be applied to a void expression",
+                    ));
+                }
+                Ok(TStmt::Trace { value: v })
+            }
+            "exit" => {
+                if args.len() != 1 {
+                    return Err(proto_len(func, args.len(), "1", span));
+                }
+                let v = self.expr(&args[0])?;
+                if !v.ty.is_int() {
+                    return Err(self.proto_arg(func, 1, "int", &v));
+                }
+                let v = crate::expr::convert(v, self.b.int);
+                Ok(TStmt::Exit { status: v })
+            }
+            "printf" => {
+                let Some(first) = args.first() else {
+                    return Err(Diagnostic::new(
+                        Tag::D_PROTO_LEN,
+                        span,
+                        "printf( ) prototype mismatch: 0 args passed, at least 1 expected",
+                    ));
+                };
+                let K::Str(fmt) = &first.kind else {
+                    return Err(Diagnostic::new(
+                        Tag::D_PRINTF_ARG_FMT,
+                        first.span,
+                        "printf( ) argument #1 must be a string constant",
+                    ));
+                };
+                let mut targs = Vec::new();
+                for a in &args[1..] {
+                    let t = self.expr(a)?;
+                    targs.push(t);
+                }
+                self.check_printf(func, fmt, first.span, &targs, span)?;
+                Ok(TStmt::Printf {
+                    format: String::from_utf8_lossy(fmt).into_owned(),
+                    args: targs,
+                })
+            }
+            _ => self.printa(args, span),
+        }
+    }
+
+    fn printa(&mut self, args: &[ast::Expr], span: Span) -> R<TStmt> {
+        let mut rest = args;
+        let mut format = None;
+        if let Some(first) = args.first() {
+            if let K::Str(f) = &first.kind {
+                if f.is_empty() {
+                    return Err(Diagnostic::new(
+                        Tag::D_PRINTF_FMT_EMPTY,
+                        first.span,
+                        "printa( ) format string is empty",
+                    ));
+                }
+                format = Some(String::from_utf8_lossy(f).into_owned());
+                rest = &args[1..];
+            }
+        }
+        if rest.is_empty() {
+            return Err(Diagnostic::new(
+                Tag::D_PRINTA_PROTO,
+                span,
+                "printa( ) prototype mismatch: at least one aggregation expected",
+            ));
+        }
+        let mut aggs = Vec::new();
+        for (i, a) in rest.iter().enumerate() {
+            let n = i + 1 + usize::from(format.is_some());
+            let K::Agg(name) = &a.kind else {
+                return Err(Diagnostic::new(
+                    Tag::D_PRINTA_AGGARG,
+                    a.span,
+                    format!("printa( ) argument #{n} is incompatible with prototype:\n\tprototype: aggregation\n\t argument: expression"),
+                ));
+            };
+            let Some(id) = self.aggs.get(name) else {
+                return Err(Diagnostic::new(
+                    Tag::D_IDENT_UNDEF,
+                    a.span,
+                    format!("failed to resolve @{name}: Unknown variable name"),
+                ));
+            };
+            aggs.push(*id);
+        }
+        Ok(TStmt::Printa { format, aggs })
+    }
+
+    pub(crate) fn agg_assign(&mut self, lhs: &ast::Expr, rhs: &ast::Expr, span: Span) -> R<TStmt> {
+        let (name, index): (&String, &[ast::Expr]) = match &lhs.kind {
+            K::Agg(n) => (n, &[]),
+            K::Index { base, index } => match &base.kind {
+                K::Agg(n) => (n, index.as_slice()),
+                _ => return Err(Diagnostic::new(Tag::D_SYNTAX, lhs.span, "syntax error")),
+            },
+            _ => return Err(Diagnostic::new(Tag::D_SYNTAX, lhs.span, "syntax error")),
+        };
+        let K::Call { func, args } = &rhs.kind else {
+            return Err(not_aggfunc(name, rhs.span));
+        };
+        if !is_aggfunc(func) {
+            return Err(not_aggfunc(name, rhs.span));
+        }
+        let keys = self.keys(index)?;
+        let mut targs = Vec::new();
+        for a in args {
+            targs.push(self.expr(a)?);
+        }
+        let (kind, value, incr) = self.aggfunc(func, targs, rhs.span)?;
+        let id = match self.aggs.get(name).copied() {
+            Some(id) => {
+                let prev = self.out.aggs[id as usize].clone();
+                if prev.kind.name() != kind.name() {
+                    return Err(Diagnostic::new(
+                        Tag::D_AGG_REDEF,
+                        span,
+                        format!(
+                            "aggregation redefined: @{name}\n\t current: @{name} = {}( )\n\tprevious: @{name} = {}( )",
+                            kind.name(),
+                            prev.kind.name()
+                        ),
+                    ));
+                }
+                check_same_params(&prev.kind, &kind, span)?;
+                let keys_ty =
+                    self.check_tuple(&format!("@{name}[ ]"), &prev.keys, &keys, lhs.span)?;
+                self.out.aggs[id as usize].keys = keys_ty;
+                id
+            }
+            None => {
+                let id = self.out.aggs.len() as u32;
+                self.out.aggs.push(AggInfo {
+                    id,
+                    name: name.clone(),
+                    kind,
+                    keys: keys.iter().map(|k| k.ty).collect(),
+                });
+                self.aggs.insert(name.clone(), id);
+                self.agg_first.insert(id, span);
+                id
+            }
+        };
+        let proto = self.out.aggs[id as usize].keys.clone();
+        let keys = keys
+            .into_iter()
+            .zip(proto.iter())
+            .map(|(k, p)| match p {
+                Ty::Int { .. } => crate::expr::convert(k, *p),
+                _ => k,
+            })
+            .collect();
+        Ok(TStmt::AggUpdate {
+            agg: id,
+            keys,
+            value,
+            incr,
+            span,
+        })
+    }
+
+    /// Check an aggregating function's arguments.
+    #[allow(clippy::type_complexity)]
+    fn aggfunc(
+        &mut self,
+        func: &str,
+        args: Vec<TExpr>,
+        span: Span,
+    ) -> R<(AggKind, Option<TExpr>, Option<TExpr>)> {
+        let n = args.len();
+        let int_arg = |c: &Self, i: usize, a: &TExpr| -> R<TExpr> {
+            if a.ty.is_int() {
+                Ok(crate::expr::convert(a.clone(), c.b.int64_t))
+            } else {
+                Err(c.proto_arg(func, i, "int64_t", a))
+            }
+        };
+        let mut it = args.into_iter();
+        match func {
+            "count" => {
+                if n != 0 {
+                    return Err(proto_len(func, n, "0", span));
+                }
+                Ok((AggKind::Count, None, None))
+            }
+            "sum" | "avg" | "min" | "max" | "stddev" => {
+                if n != 1 {
+                    return Err(proto_len(func, n, "1", span));
+                }
+                let v = it.next().ok_or_else(|| proto_len(func, n, "1", span))?;
+                let v = int_arg(self, 1, &v)?;
+                let k = match func {
+                    "sum" => AggKind::Sum,
+                    "avg" => AggKind::Avg,
+                    "min" => AggKind::Min,
+                    "max" => AggKind::Max,
+                    _ => AggKind::Stddev,
+                };
+                Ok((k, Some(v), None))
+            }
+            "quantize" => {
+                if !(1..=2).contains(&n) {
+                    return Err(proto_len(func, n, if n == 0 { "1" } else { "2" }, span));
+                }
+                let args: Vec<TExpr> = it.collect();
+                let v = int_arg(self, 1, &args[0])?;
+                let incr = match args.get(1) {
+                    Some(i) => Some(int_arg(self, 2, i)?),
+                    None => None,
+                };
+                Ok((AggKind::Quantize, Some(v), incr))
+            }
+            "lquantize" => {
+                if !(3..=5).contains(&n) {
+                    return Err(proto_len(func, n, if n < 3 { "3" } else { "5" }, span));
+                }
+                let args: Vec<TExpr> = it.collect();
+                let v = int_arg(self, 1, &args[0])?;
+                let base = const_value(&args[1]).filter(|_| args[1].ty.is_int());
+                let Some(base) = base else {
+                    return Err(Diagnostic::new(
+                        Tag::D_LQUANT_BASETYPE,
+                        args[1].span,
+                        "lquantize( ) argument #1 must be an integer constant",
+                    ));
+                };
+                if base < i32::MIN as i64 || base > i32::MAX as i64 {
+                    return Err(Diagnostic::new(
+                        Tag::D_LQUANT_BASEVAL,
+                        args[1].span,
+                        "lquantize( ) argument #1 must be a 32-bit quantity",
+                    ));
+                }
+                let Some(limit) = const_value(&args[2]).filter(|_| args[2].ty.is_int()) else {
+                    return Err(Diagnostic::new(
+                        Tag::D_LQUANT_LIMTYPE,
+                        args[2].span,
+                        "lquantize( ) argument #2 must be an integer constant",
+                    ));
+                };
+                if limit < i32::MIN as i64 || limit > i32::MAX as i64 {
+                    return Err(Diagnostic::new(
+                        Tag::D_LQUANT_LIMVAL,
+                        args[2].span,
+                        "lquantize( ) argument #2 must be a 32-bit quantity",
+                    ));
+                }
+                if limit < base {
+                    return Err(Diagnostic::new(
+                        Tag::D_LQUANT_MISMATCH,
+                        span,
+                        "lquantize( ) base (argument #1) must be less than limit (argument #2)",
+                    ));
+                }
+                let mut step = 1;
+                if let Some(s) = args.get(3) {
+                    match const_value(s).filter(|v| *v > 0 && s.ty.is_int()) {
+                        Some(v) => step = v,
+                        None => return Err(Diagnostic::new(
+                            Tag::D_LQUANT_STEPTYPE,
+                            s.span,
+                            "lquantize( ) argument #3 must be a non-zero positive integer constant",
+                        )),
+                    }
+                    if step > u16::MAX as i64 {
+                        return Err(Diagnostic::new(
+                            Tag::D_LQUANT_STEPVAL,
+                            s.span,
+                            "lquantize( ) argument #3 must be a 16-bit quantity",
+                        ));
+                    }
+                }
+                let nlevels = (limit - base) / step;
+                if nlevels == 0 {
+                    return Err(Diagnostic::new(
+                        Tag::D_LQUANT_STEPLARGE,
+                        span,
+                        "lquantize( ) step (argument #3) too large: must have at least one quantization level",
+                    ));
+                }
+                if nlevels > u16::MAX as i64 {
+                    return Err(Diagnostic::new(
+                        Tag::D_LQUANT_STEPSMALL,
+                        span,
+                        "lquantize( ) step (argument #3) too small: number of quantization levels must be a 16-bit quantity",
+                    ));
+                }
+                let incr = match args.get(4) {
+                    Some(i) => Some(int_arg(self, 5, i)?),
+                    None => None,
+                };
+                // The limit actually covered is base + nlevels * step.
+                let limit = base + nlevels * step;
+                Ok((AggKind::Lquantize { base, limit, step }, Some(v), incr))
+            }
+            _ => self.llquantize(it.collect(), span),
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn llquantize(
+        &mut self,
+        args: Vec<TExpr>,
+        span: Span,
+    ) -> R<(AggKind, Option<TExpr>, Option<TExpr>)> {
+        let n = args.len();
+        if !(5..=6).contains(&n) {
+            return Err(proto_len(
+                "llquantize",
+                n,
+                if n < 5 { "5" } else { "6" },
+                span,
+            ));
+        }
+        if !args[0].ty.is_int() {
+            return Err(self.proto_arg("llquantize", 1, "int64_t", &args[0]));
+        }
+        let v = crate::expr::convert(args[0].clone(), self.b.int64_t);
+        let konst = |i: usize, tag: Tag| -> R<i64> {
+            const_value(&args[i])
+                .filter(|_| args[i].ty.is_int())
+                .ok_or_else(|| {
+                    Diagnostic::new(
+                        tag,
+                        args[i].span,
+                        format!("llquantize( ) argument #{i} must be an integer constant"),
+                    )
+                })
+        };
+        let factor = konst(1, Tag::D_LLQUANT_FACTORTYPE)?;
+        if !(2..=u16::MAX as i64).contains(&factor) {
+            return Err(Diagnostic::new(
+                Tag::D_LLQUANT_FACTORVAL,
+                args[1].span,
+                "llquantize( ) argument #1 must be an unsigned 16-bit quantity greater than or equal to 2",
+            ));
+        }
+        let low = konst(2, Tag::D_LLQUANT_LOWTYPE)?;
+        if !(0..=u16::MAX as i64).contains(&low) {
+            return Err(Diagnostic::new(
+                Tag::D_LLQUANT_LOWVAL,
+                args[2].span,
+                "llquantize( ) argument #2 must be an unsigned 16-bit quantity",
+            ));
+        }
+        let high = konst(3, Tag::D_LLQUANT_HIGHTYPE)?;
+        if !(0..=u16::MAX as i64).contains(&high) {
+            return Err(Diagnostic::new(
+                Tag::D_LLQUANT_HIGHVAL,
+                args[3].span,
+                "llquantize( ) argument #3 must be an unsigned 16-bit quantity",
+            ));
+        }
+        if high < low {
+            return Err(Diagnostic::new(
+                Tag::D_LLQUANT_HIGHVAL,
+                args[3].span,
+                "llquantize( ) argument #3 (high magnitude) must be at least argument #2 (low magnitude)",
+            ));
+        }
+        if (factor as f64).powi(high as i32 + 1) > u64::MAX as f64 {
+            return Err(Diagnostic::new(
+                Tag::D_LLQUANT_MAGRANGE,
+                args[3].span,
+                "llquantize( ) argument #3 (high magnitude) will cause overflow of 64 bits",
+            ));
+        }
+        let nsteps = konst(4, Tag::D_LLQUANT_NSTEPTYPE)?;
+        if !(1..=u16::MAX as i64).contains(&nsteps) {
+            return Err(Diagnostic::new(
+                Tag::D_LLQUANT_NSTEPVAL,
+                args[4].span,
+                "llquantize( ) argument #4 must be an unsigned 16-bit quantity",
+            ));
+        }
+        if nsteps < factor && factor % nsteps != 0 {
+            return Err(Diagnostic::new(
+                Tag::D_LLQUANT_FACTORNSTEPS,
+                args[1].span,
+                "llquantize() argument #4 (steps) must evenly divide argument #1 (factor) when steps<factor",
+            ));
+        }
+        if nsteps > factor && nsteps % factor != 0 {
+            return Err(Diagnostic::new(
+                Tag::D_LLQUANT_FACTOREVEN,
+                args[1].span,
+                "llquantize() argument #4 (steps) must be a multiple of argument #1 (factor) when steps>factor",
+            ));
+        }
+        let incr = match args.get(5) {
+            Some(i) if i.ty.is_int() => Some(crate::expr::convert(i.clone(), self.b.int64_t)),
+            Some(i) => return Err(self.proto_arg("llquantize", 6, "int64_t", i)),
+            None => None,
+        };
+        Ok((
+            AggKind::Llquantize {
+                factor: factor as u16,
+                low: low as u16,
+                high: high as u16,
+                nsteps: nsteps as u16,
+            },
+            Some(v),
+            incr,
+        ))
+    }
+}
+
+fn not_aggfunc(name: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Tag::D_AGG_FUNC,
+        span,
+        format!("@{name} must be assigned the result of an aggregating function"),
+    )
+}
+
+fn check_same_params(prev: &AggKind, cur: &AggKind, span: Span) -> R<()> {
+    match (prev, cur) {
+        (
+            AggKind::Lquantize {
+                base: b0,
+                limit: l0,
+                step: s0,
+            },
+            AggKind::Lquantize {
+                base: b1,
+                limit: l1,
+                step: s1,
+            },
+        ) => {
+            let msg = if b0 != b1 {
+                format!("lquantize( ) base (argument #1) doesn't match previous declaration: expected {b0}, found {b1}")
+            } else if l0 != l1 {
+                format!("lquantize( ) limit (argument #2) doesn't match previous declaration: expected {l0}, found {l1}")
+            } else if s0 != s1 {
+                format!("lquantize( ) step (argument #3) doesn't match previous declaration: expected {s0}, found {s1}")
+            } else {
+                return Ok(());
+            };
+            Err(Diagnostic::new(Tag::D_LQUANT_MISMATCH, span, msg))
+        }
+        (AggKind::Llquantize { .. }, AggKind::Llquantize { .. }) if prev != cur => {
+            Err(Diagnostic::new(
+                Tag::D_LLQUANT_NSTEPMATCH,
+                span,
+                "llquantize() parameters don't match previous declaration",
+            ))
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,258 @@
+//! The checker: walks clauses in program order, resolves names, types expressions and
+//! validates actions, producing the [`TypedProgram`].
+//!
+//! Like dtrace(1), the first error ends the check.
+
+use crate::ir::*;
+use crate::options::CompileOptions;
+use crate::probe::ProbeInfo;
+use crate::types::{type_name, BaseTypes};
+use dtrace_ctypes::TypeTable;
+use dtrace_syntax::ast;
+use dtrace_syntax::{Diagnostic, Span, Tag};
+use std::collections::HashMap;
+
+pub(crate) type R<T> = Result<T, Diagnostic>;
+
+/// Deepest expression nesting accepted. Together with tuple lengths (which count
+/// as nesting) it bounds the temporaries codegen keeps live at once: 3 registers
+/// plus 50 stack slots hold any 50 live values, pointers included.
+pub(crate) const MAX_DEPTH: u32 = 50;
+
+pub(crate) struct Checker<'a> {
+    pub types: &'a mut TypeTable,
+    pub opts: &'a CompileOptions,
+    pub b: BaseTypes,
+    pub out: TypedProgram,
+    pub globals: HashMap<String, u32>,
+    pub thread: HashMap<String, u32>,
+    pub clause: HashMap<String, u32>,
+    pub arrays: HashMap<String, u32>,
+    pub aggs: HashMap<String, u32>,
+    /// Line-less record of where each aggregation was first defined (for messages).
+    pub agg_first: HashMap<u32, Span>,
+    strings: HashMap<Vec<u8>, u32>,
+    /// Probes of the clause being checked.
+    pub probes: Vec<ProbeInfo>,
+    pub args_used: u16,
+    pub depth: u32,
+}
+
+/// Type-check a program. `probes[i]` are the probes clause `i` (in program order,
+/// counting only clauses) is enabled on.
+pub fn check(
+    program: &ast::Program,
+    probes: &[Vec<ProbeInfo>],
+    types: &mut TypeTable,
+    opts: &CompileOptions,
+) -> Result<TypedProgram, Diagnostic> {
+    let b = BaseTypes::new(types);
+    let mut c = Checker {
+        types,
+        opts,
+        b,
+        out: TypedProgram::default(),
+        globals: HashMap::new(),
+        thread: HashMap::new(),
+        clause: HashMap::new(),
+        arrays: HashMap::new(),
+        aggs: HashMap::new(),
+        agg_first: HashMap::new(),
+        strings: HashMap::new(),
+        probes: Vec::new(),
+        args_used: 0,
+        depth: 0,
+    };
+    let mut index = 0u32;
+    for item in &program.items {
+        match item {
+            ast::Item::Clause(cl) => {
+                let p = probes.get(index as usize).cloned().unwrap_or_default();
+                let tc = c.clause(cl, index, p)?;
+                c.out.clauses.push(tc);
+                index += 1;
+            }
+            ast::Item::Pragma(_) => {}
+            ast::Item::Decl(d) => {
+                return Err(Diagnostic::new(
+                    Tag::D_DECL_USELESS,
+                    d.span,
+                    "declarations are not supported yet",
+                ))
+            }
+            ast::Item::Translator(t) => {
+                return Err(Diagnostic::new(
+                    Tag::D_XLATE_NONE,
+                    t.span,
+                    "translators are not supported yet",
+                ))
+            }
+            ast::Item::ProviderDecl(p) => {
+                return Err(Diagnostic::new(
+                    Tag::D_PDESC_INVAL,
+                    p.span,
+                    "provider declarations are not supported yet",
+                ))
+            }
+        }
+    }
+    Ok(c.out)
+}
+
+impl<'a> Checker<'a> {
+    fn clause(&mut self, cl: &ast::Clause, index: u32, probes: Vec<ProbeInfo>) -> R<TClause> {
+        self.probes = probes;
+        self.args_used = 0;
+        let predicate = match &cl.predicate {
+            Some(p) => {
+                let e = self.expr(p)?;
+                if !(e.ty.is_int() || e.ty.is_str()) {
+                    return Err(Diagnostic::new(
+                        Tag::D_PRED_SCALAR,
+                        p.span,
+                        "predicate result must be of scalar type",
+                    ));
+                }
+                Some(e)
+            }
+            None => None,
+        };
+        let body = self.stmts(&cl.body)?;
+        let (records, aggs) = count_actions(&body);
+        Ok(TClause {
+            index,
+            span: cl.span,
+            predicate,
+            body,
+            args_used: self.args_used,
+            emits_record: records > 0 || aggs == 0,
+        })
+    }
+
+    pub(crate) fn stmts(&mut self, stmts: &[ast::Stmt]) -> R<Vec<TStmt>> {
+        let mut out = Vec::new();
+        for s in stmts {
+            self.stmt(s, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt, out: &mut Vec<TStmt>) -> R<()> {
+        match s {
+            ast::Stmt::Empty(_) => Ok(()),
+            ast::Stmt::Block(b, _) => {
+                for s in b {
+                    self.stmt(s, out)?;
+                }
+                Ok(())
+            }
+            ast::Stmt::Decl(d) => Err(Diagnostic::new(
+                Tag::D_DECL_LOCASSC,
+                d.span,
+                "declarations are not permitted in clauses",
+            )),
+            ast::Stmt::If {
+                cond, then, els, ..
+            } => {
+                let c = self.expr(cond)?;
+                if !(c.ty.is_int() || c.ty.is_str()) {
+                    return Err(Diagnostic::new(
+                        Tag::D_IF_SCALAR,
+                        cond.span,
+                        "if-statement condition must be of scalar type",
+                    ));
+                }
+                let then = self.stmts(then)?;
+                let els = match els {
+                    Some(e) => self.stmts(e)?,
+                    None => Vec::new(),
+                };
+                out.push(TStmt::If { cond: c, then, els });
+                Ok(())
+            }
+            ast::Stmt::Expr(e) => self.expr_stmt(e, out),
+        }
+    }
+
+    fn expr_stmt(&mut self, e: &ast::Expr, out: &mut Vec<TStmt>) -> R<()> {
+        use ast::ExprKind as K;
+        match &e.kind {
+            K::Call { func, args } if crate::actions::is_action(func) => {
+                out.push(self.action(func, args, e.span)?);
+                Ok(())
+            }
+            K::Assign { op: None, lhs, rhs } if is_agg_target(lhs) => {
+                out.push(self.agg_assign(lhs, rhs, e.span)?);
+                Ok(())
+            }
+            _ => {
+                let t = self.expr(e)?;
+                out.push(TStmt::Expr(t));
+                Ok(())
+            }
+        }
+    }
+
+    /// Intern a string literal; returns its id and capacity.
+    pub(crate) fn intern(&mut self, s: &[u8]) -> (u32, u32) {
+        let max = (self.opts.str_cap() as usize).saturating_sub(1);
+        let s: Vec<u8> = s
+            .iter()
+            .copied()
+            .take_while(|b| *b != 0)
+            .take(max)
+            .collect();
+        let cap = str_cap_for(s.len() as u32 + 1, self.opts);
+        if let Some(id) = self.strings.get(&s) {
+            return (*id, cap);
+        }
+        let id = self.out.strings.len() as u32;
+        self.out.strings.push(s.clone());
+        self.strings.insert(s, id);
+        (id, cap)
+    }
+
+    pub(crate) fn name(&self, t: &Ty) -> String {
+        type_name(self.types, t)
+    }
+
+    /// The string type for values of at most `len` bytes including the NUL.
+    pub(crate) fn str_ty(&self, len: u32) -> Ty {
+        Ty::Str {
+            cap: str_cap_for(len, self.opts),
+        }
+    }
+}
+
+/// String capacity for `len` bytes (NUL included): rounded up to 8, capped at strsize.
+pub(crate) fn str_cap_for(len: u32, opts: &CompileOptions) -> u32 {
+    (len.max(1).div_ceil(8) * 8).min(opts.str_cap())
+}
+
+fn is_agg_target(lhs: &ast::Expr) -> bool {
+    match &lhs.kind {
+        ast::ExprKind::Agg(_) => true,
+        ast::ExprKind::Index { base, .. } => matches!(base.kind, ast::ExprKind::Agg(_)),
+        _ => false,
+    }
+}
+
+/// (recording actions, aggregation updates) in a statement list, recursively.
+fn count_actions(body: &[TStmt]) -> (u32, u32) {
+    let mut r = 0;
+    let mut a = 0;
+    for s in body {
+        match s {
+            TStmt::If { then, els, .. } => {
+                let (r1, a1) = count_actions(then);
+                let (r2, a2) = count_actions(els);
+                r += r1 + r2;
+                a += a1 + a2;
+            }
+            TStmt::AggUpdate { .. } => a += 1,
+            s if s.records() => r += 1,
+            _ => {}
+        }
+    }
+    (r, a)
+}

@@ -1,0 +1,581 @@
+//! Typing of expressions: names, operators with C's conversions, constant folding.
+
+use crate::check::{Checker, MAX_DEPTH, R};
+use crate::ir::*;
+use crate::types::normalize;
+use dtrace_syntax::ast::{self, BinOp, ExprKind as K, UnOp};
+use dtrace_syntax::{Diagnostic, Span, Tag};
+
+pub(crate) fn mk(kind: TExprKind, ty: Ty, span: Span) -> TExpr {
+    TExpr { kind, ty, span }
+}
+
+/// Convert `e` to type `to` (integers: truncate/extend; strings: widen capacity).
+pub(crate) fn convert(e: TExpr, to: Ty) -> TExpr {
+    if let TExprKind::Int(v) = e.kind {
+        return mk(TExprKind::Int(normalize(v, &to)), to, e.span);
+    }
+    if e.ty.same_repr(&to) && (e.ty.size() == to.size() || !to.is_str()) {
+        let mut e = e;
+        e.ty = to;
+        return e;
+    }
+    let span = e.span;
+    mk(TExprKind::Convert(Box::new(e)), to, span)
+}
+
+/// The constant value of a folded integer expression.
+pub(crate) fn const_value(e: &TExpr) -> Option<i64> {
+    match e.kind {
+        TExprKind::Int(v) => Some(v),
+        _ => None,
+    }
+}
+
+fn fold(op: ArithOp, a: i64, b: i64, ty: &Ty) -> Option<i64> {
+    let signed = ty.signed();
+    let v = match op {
+        ArithOp::Add => a.wrapping_add(b),
+        ArithOp::Sub => a.wrapping_sub(b),
+        ArithOp::Mul => a.wrapping_mul(b),
+        ArithOp::Div if signed => a.checked_div(b).unwrap_or(a),
+        ArithOp::Div => (a as u64).checked_div(b as u64)? as i64,
+        ArithOp::Mod if signed => a.checked_rem(b).unwrap_or(0),
+        ArithOp::Mod => (a as u64).checked_rem(b as u64)? as i64,
+        ArithOp::Shl => a.wrapping_shl((b & 63) as u32),
+        ArithOp::Shr if signed => a.wrapping_shr((b & 63) as u32),
+        ArithOp::Shr => ((a as u64) >> (b & 63)) as i64,
+        ArithOp::And => a & b,
+        ArithOp::Or => a | b,
+        ArithOp::Xor => a ^ b,
+    };
+    Some(normalize(v, ty))
+}
+
+fn arith_op(op: BinOp) -> Option<ArithOp> {
+    Some(match op {
+        BinOp::Add => ArithOp::Add,
+        BinOp::Sub => ArithOp::Sub,
+        BinOp::Mul => ArithOp::Mul,
+        BinOp::Div => ArithOp::Div,
+        BinOp::Mod => ArithOp::Mod,
+        BinOp::Shl => ArithOp::Shl,
+        BinOp::Shr => ArithOp::Shr,
+        BinOp::BitAnd => ArithOp::And,
+        BinOp::BitOr => ArithOp::Or,
+        BinOp::BitXor => ArithOp::Xor,
+        _ => return None,
+    })
+}
+
+fn cmp_op(op: BinOp) -> Option<CmpOp> {
+    Some(match op {
+        BinOp::Lt => CmpOp::Lt,
+        BinOp::Le => CmpOp::Le,
+        BinOp::Gt => CmpOp::Gt,
+        BinOp::Ge => CmpOp::Ge,
+        BinOp::Eq => CmpOp::Eq,
+        BinOp::Ne => CmpOp::Ne,
+        _ => return None,
+    })
+}
+
+impl<'a> Checker<'a> {
+    pub(crate) fn expr(&mut self, e: &ast::Expr) -> R<TExpr> {
+        self.depth += 1;
+        let r = if self.depth > MAX_DEPTH {
+            Err(Diagnostic::new(
+                Tag::D_CG_EXPR,
+                e.span,
+                "expression is too complex: nesting exceeds the compiler's limit",
+            ))
+        } else {
+            self.expr_inner(e)
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn expr_inner(&mut self, e: &ast::Expr) -> R<TExpr> {
+        let span = e.span;
+        match &e.kind {
+            K::Int {
+                value,
+                suffix,
+                radix,
+            } => {
+                let ty = self.b.literal(*value, *suffix, *radix);
+                Ok(mk(TExprKind::Int(normalize(*value as i64, &ty)), ty, span))
+            }
+            K::Char(v) => Ok(mk(
+                TExprKind::Int(normalize(*v, &self.b.char_)),
+                self.b.char_,
+                span,
+            )),
+            K::Str(s) => {
+                let (id, cap) = self.intern(s);
+                Ok(mk(TExprKind::Str(id), Ty::Str { cap }, span))
+            }
+            K::Ident(name) => self.ident(name, span),
+            K::SelfVar(name) => match self.thread.get(name) {
+                Some(id) => {
+                    let ty = self.out.thread_vars[*id as usize].ty;
+                    Ok(mk(TExprKind::Var(VarRef::Thread(*id)), ty, span))
+                }
+                None => Err(undefined(&format!("self->{name}"), span)),
+            },
+            K::ThisVar(name) => match self.clause.get(name) {
+                Some(id) => {
+                    let ty = self.out.clause_vars[*id as usize].ty;
+                    Ok(mk(TExprKind::Var(VarRef::Clause(*id)), ty, span))
+                }
+                None => Err(undefined(&format!("this->{name}"), span)),
+            },
+            K::Agg(name) => Err(Diagnostic::new(
+                Tag::D_AGG_SCALAR,
+                span,
+                format!("aggregation @{name} may not be used in an expression"),
+            )),
+            K::Call { func, .. } => {
+                if crate::actions::is_action(func) || crate::actions::is_aggfunc(func) {
+                    Err(Diagnostic::new(
+                        Tag::D_ACT_SPEC,
+                        span,
+                        format!("{func}( ) may not be used as a value in an expression"),
+                    ))
+                } else {
+                    Err(Diagnostic::new(
+                        Tag::D_FUNC_UNDEF,
+                        span,
+                        format!("failed to resolve {func}: Unknown function name"),
+                    ))
+                }
+            }
+            K::Index { base, index } => self.index_read(base, index, span),
+            K::Unary { op, expr } => self.unary(*op, expr, span),
+            K::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, span),
+            K::Assign { op, lhs, rhs } => self.assign(*op, lhs, rhs, span),
+            K::Ternary { cond, then, els } => self.ternary(cond, then, els, span),
+            K::Cast { ty, expr } => {
+                let target = self.type_name_int(ty)?;
+                let v = self.expr(expr)?;
+                if !v.ty.is_int() {
+                    return Err(Diagnostic::new(
+                        Tag::D_CAST_INVAL,
+                        span,
+                        format!(
+                            "invalid cast expression: \"{}\" to \"{}\"",
+                            self.name(&v.ty),
+                            self.name(&target)
+                        ),
+                    ));
+                }
+                let mut c = convert(v, target);
+                c.span = span;
+                Ok(c)
+            }
+            K::SizeofType(tn) => {
+                let t = self.type_name_int(tn)?;
+                Ok(mk(TExprKind::Int(t.size() as i64), self.b.ulong, span))
+            }
+            K::SizeofExpr(x) => {
+                let v = self.expr(x)?;
+                Ok(mk(TExprKind::Int(v.ty.size() as i64), self.b.ulong, span))
+            }
+            K::Member { .. }
+            | K::Offsetof { .. }
+            | K::Stringof(_)
+            | K::Xlate { .. } => Err(Diagnostic::new(
+                Tag::D_OP_SOU,
+                span,
+                "this expression form is not supported yet (structs, pointers and translators come later)",
+            )),
+        }
+    }
+
+    /// An integer type name in a cast or sizeof.
+    fn type_name_int(&mut self, tn: &ast::TypeName) -> R<Ty> {
+        let name = match (&tn.spec.base, &tn.decl) {
+            (ast::BaseType::Keywords(k), ast::Declarator::Abstract) => canonical_int_name(k),
+            (ast::BaseType::Named(n), ast::Declarator::Abstract) => n.clone(),
+            _ => String::new(),
+        };
+        if name == "string" {
+            return Ok(Ty::Str {
+                cap: self.opts.str_cap(),
+            });
+        }
+        let id = self.types.lookup(&name);
+        let ty = id.and_then(|id| match self.types.kind(self.types.resolve(id)) {
+            dtrace_ctypes::TypeKind::Int { size, signed, .. } => Some(Ty::Int {
+                size: *size as u8,
+                signed: *signed,
+                id,
+            }),
+            _ => None,
+        });
+        ty.ok_or_else(|| {
+            Diagnostic::new(
+                Tag::D_UNKNOWN_TYPE,
+                tn.span,
+                format!("type is not supported yet: {name}"),
+            )
+        })
+    }
+
+    fn ident(&mut self, name: &str, span: Span) -> R<TExpr> {
+        if let Some((b, ty)) = self.builtin(name) {
+            if let Builtin::Arg(n) = b {
+                self.args_used |= 1 << n;
+            }
+            return Ok(mk(TExprKind::Builtin(b), ty, span));
+        }
+        if let Some(id) = self.globals.get(name) {
+            let ty = self.out.globals[*id as usize].ty;
+            return Ok(mk(TExprKind::Var(VarRef::Global(*id)), ty, span));
+        }
+        Err(undefined(name, span))
+    }
+
+    /// A built-in variable and its type.
+    pub(crate) fn builtin(&self, name: &str) -> Option<(Builtin, Ty)> {
+        let b = &self.b;
+        let probe_str = |f: fn(&crate::ProbeInfo) -> usize| {
+            let len = self.probes.iter().map(f).max().unwrap_or(0) as u32 + 1;
+            self.str_ty(len)
+        };
+        Some(match name {
+            "pid" => (Builtin::Pid, b.pid_t),
+            "tid" => (Builtin::Tid, b.id_t),
+            "ppid" => (Builtin::Ppid, b.pid_t),
+            "uid" => (Builtin::Uid, b.uid_t),
+            "gid" => (Builtin::Gid, b.gid_t),
+            "execname" => (Builtin::Execname, self.str_ty(16)),
+            "cpu" => (Builtin::Cpu, b.processorid_t),
+            "timestamp" => (Builtin::Timestamp, b.uint64_t),
+            "vtimestamp" => (Builtin::Vtimestamp, b.uint64_t),
+            "walltimestamp" => (Builtin::Walltimestamp, b.uint64_t),
+            "probeprov" => (Builtin::Probeprov, probe_str(|p| p.provider.len())),
+            "probemod" => (Builtin::Probemod, probe_str(|p| p.module.len())),
+            "probefunc" => (Builtin::Probefunc, probe_str(|p| p.function.len())),
+            "probename" => (Builtin::Probename, probe_str(|p| p.name.len())),
+            "id" => (Builtin::Id, b.uint_t),
+            "epid" => (Builtin::Epid, b.uint_t),
+            "errno" => (Builtin::Errno, b.int),
+            _ => {
+                let n = name.strip_prefix("arg")?;
+                let n: u8 = n.parse().ok()?;
+                if n > 9 || name.len() != 4 {
+                    return None;
+                }
+                (Builtin::Arg(n), b.int64_t)
+            }
+        })
+    }
+
+    fn unary(&mut self, op: UnOp, x: &ast::Expr, span: Span) -> R<TExpr> {
+        match op {
+            UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
+                let sym = match op {
+                    UnOp::PreInc | UnOp::PostInc => "++",
+                    _ => "--",
+                };
+                let (lv, ty) = self.lvalue_existing(x, sym)?;
+                if !ty.is_int() {
+                    return Err(Diagnostic::new(
+                        Tag::D_OP_SCALAR,
+                        span,
+                        format!("operator {sym} requires operand of scalar type"),
+                    ));
+                }
+                let inc = matches!(op, UnOp::PreInc | UnOp::PostInc);
+                let post = matches!(op, UnOp::PostInc | UnOp::PostDec);
+                Ok(mk(TExprKind::IncDec { lv, inc, post }, ty, span))
+            }
+            UnOp::Neg | UnOp::Plus => {
+                let v = self.expr(x)?;
+                let sym = if op == UnOp::Neg { "-" } else { "+" };
+                if !v.ty.is_int() {
+                    return Err(Diagnostic::new(
+                        Tag::D_OP_ARITH,
+                        span,
+                        format!("operator {sym} requires an operand of arithmetic type"),
+                    ));
+                }
+                let ty = self.b.promote(v.ty);
+                let v = convert(v, ty);
+                if op == UnOp::Plus {
+                    return Ok(v);
+                }
+                if let Some(c) = const_value(&v) {
+                    return Ok(mk(
+                        TExprKind::Int(normalize(c.wrapping_neg(), &ty)),
+                        ty,
+                        span,
+                    ));
+                }
+                Ok(mk(TExprKind::Neg(Box::new(v)), ty, span))
+            }
+            UnOp::BitNot => {
+                let v = self.expr(x)?;
+                if !v.ty.is_int() {
+                    return Err(Diagnostic::new(
+                        Tag::D_OP_INT,
+                        span,
+                        "operator ~ requires an operand of integral type",
+                    ));
+                }
+                let ty = self.b.promote(v.ty);
+                let v = convert(v, ty);
+                if let Some(c) = const_value(&v) {
+                    return Ok(mk(TExprKind::Int(normalize(!c, &ty)), ty, span));
+                }
+                Ok(mk(TExprKind::BitNot(Box::new(v)), ty, span))
+            }
+            UnOp::Not => {
+                let v = self.expr(x)?;
+                if !(v.ty.is_int() || v.ty.is_str()) {
+                    return Err(Diagnostic::new(
+                        Tag::D_OP_SCALAR,
+                        span,
+                        "operator ! requires an operand of scalar type",
+                    ));
+                }
+                if let Some(c) = const_value(&v) {
+                    return Ok(mk(TExprKind::Int((c == 0) as i64), self.b.int, span));
+                }
+                Ok(mk(TExprKind::LogNot(Box::new(v)), self.b.int, span))
+            }
+            UnOp::Deref | UnOp::AddrOf => Err(Diagnostic::new(
+                Tag::D_DEREF_NONPTR,
+                span,
+                format!(
+                    "operator {} is not supported yet (pointers come later)",
+                    if op == UnOp::Deref { "*" } else { "&" }
+                ),
+            )),
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: Span) -> R<TExpr> {
+        let sym = op.symbol();
+        if op == BinOp::Comma {
+            let a = self.expr(l)?;
+            let b = self.expr(r)?;
+            let ty = b.ty;
+            return Ok(mk(TExprKind::Comma(Box::new(a), Box::new(b)), ty, span));
+        }
+        let a = self.expr(l)?;
+        let b = self.expr(r)?;
+        if let Some(aop) = arith_op(op) {
+            return self.arith(aop, sym, a, b, span);
+        }
+        if let Some(cop) = cmp_op(op) {
+            if a.ty.is_int() && b.ty.is_int() {
+                let ty = self.b.usual(a.ty, b.ty);
+                let (a, b) = (convert(a, ty), convert(b, ty));
+                if let (Some(x), Some(y)) = (const_value(&a), const_value(&b)) {
+                    let r = if ty.signed() {
+                        cmp_fold(cop, x.cmp(&y))
+                    } else {
+                        cmp_fold(cop, (x as u64).cmp(&(y as u64)))
+                    };
+                    return Ok(mk(TExprKind::Int(r as i64), self.b.int, span));
+                }
+                let k = TExprKind::Cmp {
+                    op: cop,
+                    lhs: Box::new(a),
+                    rhs: Box::new(b),
+                };
+                return Ok(mk(k, self.b.int, span));
+            }
+            if a.ty.is_str() && b.ty.is_str() {
+                let k = TExprKind::StrCmp {
+                    op: cop,
+                    lhs: Box::new(a),
+                    rhs: Box::new(b),
+                };
+                return Ok(mk(k, self.b.int, span));
+            }
+            return Err(self.incompat(&a.ty, sym, &b.ty, span));
+        }
+        // && || ^^
+        let lop = match op {
+            BinOp::LogAnd => LogicOp::And,
+            BinOp::LogOr => LogicOp::Or,
+            _ => LogicOp::Xor,
+        };
+        let scalar = |t: &Ty| t.is_int() || t.is_str();
+        if !scalar(&a.ty) || !scalar(&b.ty) {
+            return Err(Diagnostic::new(
+                Tag::D_OP_SCALAR,
+                span,
+                format!("operator {sym} requires operands of scalar type"),
+            ));
+        }
+        let k = TExprKind::Logic {
+            op: lop,
+            lhs: Box::new(a),
+            rhs: Box::new(b),
+        };
+        Ok(mk(k, self.b.int, span))
+    }
+
+    pub(crate) fn incompat(&self, a: &Ty, sym: &str, b: &Ty, span: Span) -> Diagnostic {
+        Diagnostic::new(
+            Tag::D_OP_INCOMPAT,
+            span,
+            format!(
+                "operands have incompatible types: \"{}\" {} \"{}\"",
+                self.name(a),
+                sym,
+                self.name(b)
+            ),
+        )
+    }
+
+    /// Type an arithmetic/bitwise operation on already-typed operands.
+    pub(crate) fn arith(
+        &mut self,
+        op: ArithOp,
+        sym: &str,
+        a: TExpr,
+        b: TExpr,
+        span: Span,
+    ) -> R<TExpr> {
+        if !a.ty.is_int() || !b.ty.is_int() {
+            return Err(match op {
+                ArithOp::Add | ArithOp::Sub => self.incompat(&a.ty, sym, &b.ty, span),
+                ArithOp::Mul | ArithOp::Div => Diagnostic::new(
+                    Tag::D_OP_ARITH,
+                    span,
+                    format!("operator {sym} requires operands of arithmetic type"),
+                ),
+                _ => Diagnostic::new(
+                    Tag::D_OP_INT,
+                    span,
+                    format!("operator {sym} requires operands of integral type"),
+                ),
+            });
+        }
+        let shift = matches!(op, ArithOp::Shl | ArithOp::Shr);
+        let ty = if shift {
+            self.b.promote(a.ty)
+        } else {
+            self.b.usual(a.ty, b.ty)
+        };
+        let a = convert(a, ty);
+        let b = if shift {
+            let p = self.b.promote(b.ty);
+            convert(b, p)
+        } else {
+            convert(b, ty)
+        };
+        if let (Some(x), Some(y)) = (const_value(&a), const_value(&b)) {
+            if matches!(op, ArithOp::Div | ArithOp::Mod) && y == 0 {
+                return Err(Diagnostic::new(
+                    Tag::D_DIV_ZERO,
+                    span,
+                    "expression contains division by zero",
+                ));
+            }
+            if let Some(v) = fold(op, x, y, &ty) {
+                return Ok(mk(TExprKind::Int(v), ty, span));
+            }
+        }
+        let k = TExprKind::Arith {
+            op,
+            lhs: Box::new(a),
+            rhs: Box::new(b),
+        };
+        Ok(mk(k, ty, span))
+    }
+
+    fn ternary(&mut self, c: &ast::Expr, t: &ast::Expr, f: &ast::Expr, span: Span) -> R<TExpr> {
+        let c = self.expr(c)?;
+        if !(c.ty.is_int() || c.ty.is_str()) {
+            return Err(Diagnostic::new(
+                Tag::D_OP_SCALAR,
+                span,
+                "operator ?: expression must be of scalar type",
+            ));
+        }
+        let a = self.expr(t)?;
+        let b = self.expr(f)?;
+        let ty = match (a.ty, b.ty) {
+            (Ty::Int { .. }, Ty::Int { .. }) => self.b.usual(a.ty, b.ty),
+            (Ty::Str { cap: x }, Ty::Str { cap: y }) => Ty::Str { cap: x.max(y) },
+            _ => {
+                return Err(Diagnostic::new(
+                    Tag::D_OP_INCOMPAT,
+                    span,
+                    "operator ?: operands must have compatible types",
+                ))
+            }
+        };
+        let (a, b) = (convert(a, ty), convert(b, ty));
+        if let Some(v) = const_value(&c) {
+            let mut r = if v != 0 { a } else { b };
+            r.span = span;
+            return Ok(r);
+        }
+        let k = TExprKind::Ternary {
+            cond: Box::new(c),
+            then: Box::new(a),
+            els: Box::new(b),
+        };
+        Ok(mk(k, ty, span))
+    }
+}
+
+fn cmp_fold(op: CmpOp, o: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        CmpOp::Lt => o == Less,
+        CmpOp::Le => o != Greater,
+        CmpOp::Gt => o == Greater,
+        CmpOp::Ge => o != Less,
+        CmpOp::Eq => o == Equal,
+        CmpOp::Ne => o != Equal,
+    }
+}
+
+pub(crate) fn undefined(name: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Tag::D_IDENT_UNDEF,
+        span,
+        format!("failed to resolve {name}: Unknown variable name"),
+    )
+}
+
+/// `unsigned long int` -> `unsigned long`, `signed` -> `int`, etc.
+fn canonical_int_name(words: &[String]) -> String {
+    let mut unsigned = false;
+    let mut signed = false;
+    let mut longs = 0;
+    let mut base: Option<&str> = None;
+    for w in words {
+        match w.as_str() {
+            "unsigned" => unsigned = true,
+            "signed" => signed = true,
+            "long" => longs += 1,
+            "int" => {}
+            other => base = Some(other),
+        }
+    }
+    let core = match (base, longs) {
+        (Some("char"), _) => "char",
+        (Some("short"), _) => "short",
+        (Some(other), _) => return other.to_string(),
+        (None, 0) => "int",
+        (None, 1) => "long",
+        (None, _) => "long long",
+    };
+    if unsigned {
+        format!("unsigned {core}")
+    } else if signed && core == "char" {
+        "signed char".to_string()
+    } else {
+        core.to_string()
+    }
+}

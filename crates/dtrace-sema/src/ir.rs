@@ -1,0 +1,362 @@
+//! The typed program: what sema hands codegen.
+//!
+//! Expressions are trees with a [`Ty`] and a [`Span`] on every node. Conversions are
+//! explicit ([`TExprKind::Convert`]), so codegen never applies C's conversion rules
+//! itself: an integer of type `T` is always held in a 64-bit register sign- or
+//! zero-extended from `T`'s width, and every operation names the type it computes in.
+//!
+//! Architecture invariant: every node here has passed sema's checks; codegen treats
+//! any inconsistency as an internal error it cannot meet on user input.
+
+use dtrace_ctypes::TypeId;
+use dtrace_syntax::Span;
+
+/// A D value type as codegen needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ty {
+    /// A C integer of `size` bytes; `id` names it in messages.
+    Int { size: u8, signed: bool, id: TypeId },
+    /// A string held NUL-padded in a buffer of `cap` bytes (a multiple of 8, at most
+    /// the rounded `strsize`). `cap` is the static maximum size of this value.
+    Str { cap: u32 },
+    /// No value (actions, `void` results).
+    Void,
+}
+
+impl Ty {
+    pub fn is_int(&self) -> bool {
+        matches!(self, Ty::Int { .. })
+    }
+    pub fn is_str(&self) -> bool {
+        matches!(self, Ty::Str { .. })
+    }
+    /// Bytes this value takes in a record, key or variable.
+    pub fn size(&self) -> u32 {
+        match self {
+            Ty::Int { size, .. } => *size as u32,
+            Ty::Str { cap } => *cap,
+            Ty::Void => 0,
+        }
+    }
+    /// Natural alignment in records and keys.
+    pub fn align(&self) -> u32 {
+        match self {
+            Ty::Int { size, .. } => (*size as u32).max(1),
+            Ty::Str { .. } => 8,
+            Ty::Void => 1,
+        }
+    }
+    pub fn signed(&self) -> bool {
+        matches!(self, Ty::Int { signed: true, .. })
+    }
+    /// Same representation (size and signedness, or both strings).
+    pub fn same_repr(&self, other: &Ty) -> bool {
+        match (self, other) {
+            (
+                Ty::Int {
+                    size: a, signed: s, ..
+                },
+                Ty::Int {
+                    size: b, signed: t, ..
+                },
+            ) => a == b && s == t,
+            (Ty::Str { .. }, Ty::Str { .. }) => true,
+            (Ty::Void, Ty::Void) => true,
+            _ => false,
+        }
+    }
+}
+
+/// Built-in variables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    Pid,
+    Tid,
+    Ppid,
+    Uid,
+    Gid,
+    Execname,
+    Cpu,
+    Timestamp,
+    /// Approximated by `bpf_ktime_get_ns` (no per-thread on-CPU clock in BPF).
+    Vtimestamp,
+    Walltimestamp,
+    Probeprov,
+    Probemod,
+    Probefunc,
+    Probename,
+    Arg(u8),
+    Id,
+    Epid,
+    Errno,
+}
+
+/// Where a scalar variable lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VarRef {
+    /// Index into [`TypedProgram::globals`].
+    Global(u32),
+    /// `self->`: index into [`TypedProgram::thread_vars`].
+    Thread(u32),
+    /// `this->`: index into [`TypedProgram::clause_vars`].
+    Clause(u32),
+}
+
+/// An assignable place.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LValue {
+    Var(VarRef),
+    /// `a[k, ...]`: index into [`TypedProgram::arrays`].
+    Array {
+        array: u32,
+        keys: Vec<TExpr>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogicOp {
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TExpr {
+    pub kind: TExprKind,
+    pub ty: Ty,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TExprKind {
+    /// An integer constant, already normalized to `ty`.
+    Int(i64),
+    /// A string literal: index into [`TypedProgram::strings`].
+    Str(u32),
+    Builtin(Builtin),
+    Var(VarRef),
+    /// Read `array[keys]`; a missing element reads as 0 or "".
+    ArrayGet {
+        array: u32,
+        keys: Vec<TExpr>,
+    },
+    /// Convert the operand's integer value to `ty` (truncate / extend), or widen a
+    /// string's static capacity (no code).
+    Convert(Box<TExpr>),
+    Neg(Box<TExpr>),
+    BitNot(Box<TExpr>),
+    /// `!e` on an integer or a string (`!s` is `s == ""`); result `int`.
+    LogNot(Box<TExpr>),
+    /// Both operands already have type `ty` (for shifts: the left one; the right one
+    /// is any integer).
+    Arith {
+        op: ArithOp,
+        lhs: Box<TExpr>,
+        rhs: Box<TExpr>,
+    },
+    /// Integer comparison; both operands have the same type, whose signedness decides.
+    Cmp {
+        op: CmpOp,
+        lhs: Box<TExpr>,
+        rhs: Box<TExpr>,
+    },
+    /// String comparison by content.
+    StrCmp {
+        op: CmpOp,
+        lhs: Box<TExpr>,
+        rhs: Box<TExpr>,
+    },
+    /// Short-circuit (`&&`, `||`) or both-sided (`^^`) logic; operands are tested
+    /// against zero (strings: against ""); result `int`.
+    Logic {
+        op: LogicOp,
+        lhs: Box<TExpr>,
+        rhs: Box<TExpr>,
+    },
+    Ternary {
+        cond: Box<TExpr>,
+        then: Box<TExpr>,
+        els: Box<TExpr>,
+    },
+    Comma(Box<TExpr>, Box<TExpr>),
+    /// `lv = rhs` (rhs already converted to `lv`'s type) or, with `op`, `lv op= rhs`:
+    /// computed as `(lv converted to op_ty) op rhs`, then converted back to `ty`.
+    /// The value of the expression is the stored value (type `ty`).
+    Assign {
+        lv: LValue,
+        op: Option<(ArithOp, Ty)>,
+        rhs: Box<TExpr>,
+    },
+    /// `++`/`--`, prefix or postfix, on an integer lvalue of type `ty`.
+    IncDec {
+        lv: LValue,
+        inc: bool,
+        post: bool,
+    },
+}
+
+/// One aggregating function with its constant parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggKind {
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    Stddev,
+    Quantize,
+    Lquantize {
+        base: i64,
+        limit: i64,
+        step: i64,
+    },
+    Llquantize {
+        factor: u16,
+        low: u16,
+        high: u16,
+        nsteps: u16,
+    },
+}
+
+impl AggKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            AggKind::Count => "count",
+            AggKind::Sum => "sum",
+            AggKind::Avg => "avg",
+            AggKind::Min => "min",
+            AggKind::Max => "max",
+            AggKind::Stddev => "stddev",
+            AggKind::Quantize => "quantize",
+            AggKind::Lquantize { .. } => "lquantize",
+            AggKind::Llquantize { .. } => "llquantize",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TStmt {
+    Expr(TExpr),
+    If {
+        cond: TExpr,
+        then: Vec<TStmt>,
+        els: Vec<TStmt>,
+    },
+    /// `trace(value)`.
+    Trace {
+        value: TExpr,
+    },
+    /// `printf(format, args...)`; the format is validated against the arguments.
+    Printf {
+        format: String,
+        args: Vec<TExpr>,
+    },
+    /// `exit(status)`.
+    Exit {
+        status: TExpr,
+    },
+    /// `printa([format,] @a, ...)`.
+    Printa {
+        format: Option<String>,
+        aggs: Vec<u32>,
+    },
+    /// `@a[keys] = func(value [, incr])`.
+    AggUpdate {
+        agg: u32,
+        keys: Vec<TExpr>,
+        /// The value argument (absent for `count()`).
+        value: Option<TExpr>,
+        /// The optional increment (weight) of quantize/lquantize/llquantize.
+        incr: Option<TExpr>,
+        span: Span,
+    },
+}
+
+impl TStmt {
+    /// Whether the statement writes data into the clause's record.
+    pub fn records(&self) -> bool {
+        matches!(
+            self,
+            TStmt::Trace { .. } | TStmt::Printf { .. } | TStmt::Exit { .. } | TStmt::Printa { .. }
+        )
+    }
+}
+
+/// One clause, typed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TClause {
+    /// Position in program order (also the clause index of its EPID).
+    pub index: u32,
+    pub span: Span,
+    pub predicate: Option<TExpr>,
+    pub body: Vec<TStmt>,
+    /// Bit `i` set: `arg<i>` is read by this clause.
+    pub args_used: u16,
+    /// Whether the clause records data (so it reserves a ring-buffer record).
+    pub emits_record: bool,
+}
+
+/// A scalar variable (global, thread-local or clause-local).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VarInfo {
+    pub name: String,
+    pub ty: Ty,
+    pub span: Span,
+}
+
+/// An associative array: key tuple types and value type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrayInfo {
+    pub name: String,
+    /// Key types; string capacities are the maximum over all uses.
+    pub keys: Vec<Ty>,
+    pub value: Ty,
+}
+
+/// An aggregation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggInfo {
+    pub id: u32,
+    /// Without the `@` ("" for `@`).
+    pub name: String,
+    pub kind: AggKind,
+    /// Key types; string capacities are the maximum over all uses.
+    pub keys: Vec<Ty>,
+}
+
+/// The checked program.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TypedProgram {
+    pub clauses: Vec<TClause>,
+    pub globals: Vec<VarInfo>,
+    pub thread_vars: Vec<VarInfo>,
+    pub clause_vars: Vec<VarInfo>,
+    pub arrays: Vec<ArrayInfo>,
+    pub aggs: Vec<AggInfo>,
+    /// String literals (without NUL).
+    pub strings: Vec<Vec<u8>>,
+}

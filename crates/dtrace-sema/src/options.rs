@@ -1,0 +1,62 @@
+//! Compile options: sizes that shape the generated maps and values, and the kernel
+//! structure offsets the lead fills from BTF.
+
+/// Offsets inside kernel structures, taken from BTF by the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelOffsets {
+    /// `offsetof(struct task_struct, real_parent)`.
+    pub task_real_parent: u32,
+    /// `offsetof(struct task_struct, tgid)`.
+    pub task_tgid: u32,
+}
+
+impl Default for KernelOffsets {
+    /// Offsets of a typical x86_64 6.x kernel; only a fallback for tests.
+    fn default() -> KernelOffsets {
+        KernelOffsets {
+            task_real_parent: 2456,
+            task_tgid: 2444,
+        }
+    }
+}
+
+/// Options of one compilation (`-x strsize=...` and friends).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// Maximum string size including the NUL (`strsize`, default 256).
+    pub strsize: u32,
+    /// Maximum entries of each aggregation map (`aggsize` in entries).
+    pub aggsize: u32,
+    /// Maximum entries of each dynamic-variable map (associative arrays, `self->`).
+    pub dynvarsize: u32,
+    /// Number of speculation buffers (`nspec`); unused until speculations exist.
+    pub nspec: u32,
+    /// Ring-buffer size in bytes (`bufsize`); a power of two, at least one page.
+    pub bufsize: u32,
+    /// Kernel structure offsets (from BTF).
+    pub kernel: KernelOffsets,
+    /// Number of entries of the syscall-number tables (syscall numbers must be below it).
+    pub max_syscalls: u32,
+}
+
+impl Default for CompileOptions {
+    fn default() -> CompileOptions {
+        CompileOptions {
+            strsize: 256,
+            aggsize: 16384,
+            dynvarsize: 16384,
+            nspec: 1,
+            bufsize: 4 << 20,
+            kernel: KernelOffsets::default(),
+            max_syscalls: 1024,
+        }
+    }
+}
+
+impl CompileOptions {
+    /// The string buffer size actually used: `strsize` rounded up to 8, at least 8.
+    pub fn str_cap(&self) -> u32 {
+        let s = self.strsize.clamp(1, 1 << 16);
+        s.div_ceil(8) * 8
+    }
+}

@@ -1,0 +1,405 @@
+//! Variables: globals, `self->`, `this->` and associative arrays. A variable's type is
+//! fixed by its first assignment in program order, as in D.
+
+use crate::check::{Checker, R};
+use crate::expr::{convert, mk, undefined};
+use crate::ir::*;
+use dtrace_syntax::ast::{self, BinOp, ExprKind as K};
+use dtrace_syntax::{Diagnostic, Span, Tag};
+
+impl<'a> Checker<'a> {
+    /// The storage type for a new variable holding values of type `t`.
+    fn storage_ty(&self, t: Ty) -> Ty {
+        match t {
+            Ty::Str { .. } => Ty::Str {
+                cap: self.opts.str_cap(),
+            },
+            other => other,
+        }
+    }
+
+    /// Check that a value of type `v` may be stored in a place of type `place`.
+    fn check_store(&self, place: &Ty, v: &Ty, sym: &str, span: Span) -> R<()> {
+        let ok = (place.is_int() && v.is_int()) || (place.is_str() && v.is_str());
+        if ok {
+            Ok(())
+        } else {
+            Err(self.incompat(place, sym, v, span))
+        }
+    }
+
+    pub(crate) fn assign(
+        &mut self,
+        op: Option<BinOp>,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+    ) -> R<TExpr> {
+        let sym = match op {
+            None => "=".to_string(),
+            Some(o) => format!("{}=", o.symbol()),
+        };
+        if let Some(o) = op {
+            let (lv, lty) = self.lvalue_existing(lhs, &sym)?;
+            let r = self.expr(rhs)?;
+            let aop = compound_op(o).ok_or_else(|| {
+                Diagnostic::new(Tag::D_SYNTAX, span, format!("invalid operator {sym}"))
+            })?;
+            // A non-constant stand-in for the left side, so nothing folds.
+            let cur = mk(TExprKind::Var(VarRef::Global(u32::MAX)), lty, lhs.span);
+            // Type the operation as `lhs op rhs` would be; the placeholder stands for lhs.
+            let typed = self.arith(aop, &sym, cur, r, span)?;
+            let (op_ty, rhs) = match typed.kind {
+                TExprKind::Arith { rhs, .. } => (typed.ty, *rhs),
+                // Unreachable: the stand-in is not constant, so nothing folded.
+                _ => (typed.ty, typed),
+            };
+            let k = TExprKind::Assign {
+                lv,
+                op: Some((aop, op_ty)),
+                rhs: Box::new(rhs),
+            };
+            return Ok(mk(k, lty, span));
+        }
+        // Plain assignment: type the right side first (so `x = x + 1` with x unknown
+        // fails on the right side, as in D).
+        match &lhs.kind {
+            K::Ident(name) => {
+                let r = self.expr(rhs)?;
+                if self.builtin(name).is_some() {
+                    return Err(Diagnostic::new(
+                        Tag::D_OP_WRITE,
+                        span,
+                        "operator = can only be applied to a writable variable",
+                    ));
+                }
+                if self.arrays.contains_key(name) {
+                    return Err(Diagnostic::new(
+                        Tag::D_OP_LVAL,
+                        span,
+                        "operator = requires modifiable lvalue as an operand",
+                    ));
+                }
+                let id = match self.globals.get(name) {
+                    Some(id) => *id,
+                    None => {
+                        self.check_void(&r)?;
+                        let id = self.out.globals.len() as u32;
+                        let ty = self.storage_ty(r.ty);
+                        self.out.globals.push(VarInfo {
+                            name: name.clone(),
+                            ty,
+                            span: lhs.span,
+                        });
+                        self.globals.insert(name.clone(), id);
+                        id
+                    }
+                };
+                let ty = self.out.globals[id as usize].ty;
+                self.finish_assign(LValue::Var(VarRef::Global(id)), ty, r, span)
+            }
+            K::SelfVar(name) | K::ThisVar(name) => {
+                let thread = matches!(lhs.kind, K::SelfVar(_));
+                let r = self.expr(rhs)?;
+                let (map, list) = if thread {
+                    (&mut self.thread, &mut self.out.thread_vars)
+                } else {
+                    (&mut self.clause, &mut self.out.clause_vars)
+                };
+                let id = match map.get(name) {
+                    Some(id) => *id,
+                    None => {
+                        let ty = match r.ty {
+                            Ty::Str { .. } => Ty::Str {
+                                cap: self.opts.str_cap(),
+                            },
+                            Ty::Void => {
+                                return Err(Diagnostic::new(
+                                    Tag::D_OP_VFPTR,
+                                    span,
+                                    "cannot assign a void expression",
+                                ))
+                            }
+                            t => t,
+                        };
+                        let id = list.len() as u32;
+                        list.push(VarInfo {
+                            name: name.clone(),
+                            ty,
+                            span: lhs.span,
+                        });
+                        map.insert(name.clone(), id);
+                        id
+                    }
+                };
+                let (vr, ty) = if thread {
+                    (VarRef::Thread(id), self.out.thread_vars[id as usize].ty)
+                } else {
+                    (VarRef::Clause(id), self.out.clause_vars[id as usize].ty)
+                };
+                self.finish_assign(LValue::Var(vr), ty, r, span)
+            }
+            K::Index { base, index } => {
+                let K::Ident(name) = &base.kind else {
+                    return Err(Diagnostic::new(
+                        Tag::D_OP_LVAL,
+                        span,
+                        "operator = requires modifiable lvalue as an operand",
+                    ));
+                };
+                let keys = self.keys(index)?;
+                let r = self.expr(rhs)?;
+                if self.globals.contains_key(name) || self.builtin(name).is_some() {
+                    return Err(Diagnostic::new(
+                        Tag::D_OP_LVAL,
+                        span,
+                        "operator = requires modifiable lvalue as an operand",
+                    ));
+                }
+                let array = match self.arrays.get(name) {
+                    Some(a) => *a,
+                    None => {
+                        self.check_void(&r)?;
+                        let a = self.out.arrays.len() as u32;
+                        let ty = self.storage_ty(r.ty);
+                        self.out.arrays.push(ArrayInfo {
+                            name: name.clone(),
+                            keys: keys.iter().map(|k| k.ty).collect(),
+                            value: ty,
+                        });
+                        self.arrays.insert(name.clone(), a);
+                        a
+                    }
+                };
+                let keys = self.match_keys(array, name, keys, span)?;
+                let ty = self.out.arrays[array as usize].value;
+                self.finish_assign(LValue::Array { array, keys }, ty, r, span)
+            }
+            _ => Err(Diagnostic::new(
+                Tag::D_OP_LVAL,
+                span,
+                "operator = requires modifiable lvalue as an operand",
+            )),
+        }
+    }
+
+    fn check_void(&self, r: &TExpr) -> R<()> {
+        if matches!(r.ty, Ty::Void) {
+            return Err(Diagnostic::new(
+                Tag::D_OP_VFPTR,
+                r.span,
+                "cannot assign a void expression",
+            ));
+        }
+        Ok(())
+    }
+
+    fn finish_assign(&mut self, lv: LValue, ty: Ty, r: TExpr, span: Span) -> R<TExpr> {
+        self.check_store(&ty, &r.ty, "=", span)?;
+        // Strings keep their own capacity: codegen copies with padding.
+        let rhs = if ty.is_str() { r } else { convert(r, ty) };
+        let k = TExprKind::Assign {
+            lv,
+            op: None,
+            rhs: Box::new(rhs),
+        };
+        Ok(mk(k, ty, span))
+    }
+
+    /// An lvalue that must already exist (compound assignment, `++`, `--`).
+    pub(crate) fn lvalue_existing(&mut self, e: &ast::Expr, sym: &str) -> R<(LValue, Ty)> {
+        match &e.kind {
+            K::Ident(name) => {
+                if self.builtin(name).is_some() {
+                    return Err(Diagnostic::new(
+                        Tag::D_OP_WRITE,
+                        e.span,
+                        format!("operator {sym} can only be applied to a writable variable"),
+                    ));
+                }
+                let id = *self
+                    .globals
+                    .get(name)
+                    .ok_or_else(|| undefined(name, e.span))?;
+                Ok((
+                    LValue::Var(VarRef::Global(id)),
+                    self.out.globals[id as usize].ty,
+                ))
+            }
+            K::SelfVar(name) => {
+                let id = *self
+                    .thread
+                    .get(name)
+                    .ok_or_else(|| undefined(&format!("self->{name}"), e.span))?;
+                Ok((
+                    LValue::Var(VarRef::Thread(id)),
+                    self.out.thread_vars[id as usize].ty,
+                ))
+            }
+            K::ThisVar(name) => {
+                let id = *self
+                    .clause
+                    .get(name)
+                    .ok_or_else(|| undefined(&format!("this->{name}"), e.span))?;
+                Ok((
+                    LValue::Var(VarRef::Clause(id)),
+                    self.out.clause_vars[id as usize].ty,
+                ))
+            }
+            K::Index { base, index } => {
+                let K::Ident(name) = &base.kind else {
+                    return Err(lval_err(sym, e.span));
+                };
+                let array = *self
+                    .arrays
+                    .get(name)
+                    .ok_or_else(|| undefined(name, e.span))?;
+                let keys = self.keys(index)?;
+                let keys = self.match_keys(array, name, keys, e.span)?;
+                Ok((
+                    LValue::Array { array, keys },
+                    self.out.arrays[array as usize].value,
+                ))
+            }
+            _ => Err(lval_err(sym, e.span)),
+        }
+    }
+
+    pub(crate) fn keys(&mut self, index: &[ast::Expr]) -> R<Vec<TExpr>> {
+        let mut keys = Vec::new();
+        let depth = self.depth;
+        for (i, k) in index.iter().enumerate() {
+            // Earlier keys stay live while later ones are evaluated.
+            self.depth = depth + i as u32;
+            let t = self.expr(k);
+            self.depth = depth;
+            let t = t?;
+            if !(t.ty.is_int() || t.ty.is_str()) {
+                return Err(Diagnostic::new(
+                    Tag::D_ASSC_TYPE,
+                    k.span,
+                    "associative array keys must be of scalar type",
+                ));
+            }
+            keys.push(t);
+        }
+        Ok(keys)
+    }
+
+    /// Check keys against the array's prototype; widen string key capacities.
+    fn match_keys(
+        &mut self,
+        array: u32,
+        name: &str,
+        keys: Vec<TExpr>,
+        span: Span,
+    ) -> R<Vec<TExpr>> {
+        let proto = self.out.arrays[array as usize].keys.clone();
+        let protos: Vec<Ty> = self.check_tuple(&format!("{name}[ ]"), &proto, &keys, span)?;
+        self.out.arrays[array as usize].keys = protos.clone();
+        Ok(keys
+            .into_iter()
+            .zip(protos.iter())
+            .map(|(k, p)| match p {
+                Ty::Int { .. } => convert(k, *p),
+                _ => k,
+            })
+            .collect())
+    }
+
+    /// Check a key tuple against a prototype: same count and compatible types.
+    /// Returns the prototype with string capacities widened to cover these keys.
+    pub(crate) fn check_tuple(
+        &self,
+        what: &str,
+        proto: &[Ty],
+        keys: &[TExpr],
+        span: Span,
+    ) -> R<Vec<Ty>> {
+        if proto.len() != keys.len() {
+            return Err(Diagnostic::new(
+                Tag::D_PROTO_LEN,
+                span,
+                format!(
+                    "{what} prototype mismatch: {} key{}passed, {} expected",
+                    keys.len(),
+                    if keys.len() == 1 { " " } else { "s " },
+                    proto.len()
+                ),
+            ));
+        }
+        let mut out = Vec::new();
+        for (i, (p, k)) in proto.iter().zip(keys).enumerate() {
+            match (p, &k.ty) {
+                (Ty::Int { .. }, Ty::Int { .. }) => out.push(*p),
+                (Ty::Str { cap: a }, Ty::Str { cap: b }) => out.push(Ty::Str { cap: *a.max(b) }),
+                _ => {
+                    return Err(Diagnostic::new(
+                        Tag::D_PROTO_ARG,
+                        k.span,
+                        format!(
+                            "{what} key #{} is incompatible with prototype:\n\tprototype: {}\n\t argument: {}",
+                            i + 1,
+                            self.name(p),
+                            self.name(&k.ty)
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn index_read(
+        &mut self,
+        base: &ast::Expr,
+        index: &[ast::Expr],
+        span: Span,
+    ) -> R<TExpr> {
+        match &base.kind {
+            K::Ident(name) => {
+                let Some(array) = self.arrays.get(name).copied() else {
+                    return Err(undefined(name, base.span));
+                };
+                let keys = self.keys(index)?;
+                let keys = self.match_keys(array, name, keys, span)?;
+                let ty = self.out.arrays[array as usize].value;
+                Ok(mk(TExprKind::ArrayGet { array, keys }, ty, span))
+            }
+            K::Agg(name) => Err(Diagnostic::new(
+                Tag::D_AGG_SCALAR,
+                span,
+                format!("aggregation @{name} may not be used in an expression"),
+            )),
+            _ => Err(Diagnostic::new(
+                Tag::D_OP_SOU,
+                span,
+                "array indexing of this expression is not supported yet",
+            )),
+        }
+    }
+}
+
+fn lval_err(sym: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Tag::D_OP_LVAL,
+        span,
+        format!("operator {sym} requires modifiable lvalue as an operand"),
+    )
+}
+
+fn compound_op(o: BinOp) -> Option<ArithOp> {
+    Some(match o {
+        BinOp::Add => ArithOp::Add,
+        BinOp::Sub => ArithOp::Sub,
+        BinOp::Mul => ArithOp::Mul,
+        BinOp::Div => ArithOp::Div,
+        BinOp::Mod => ArithOp::Mod,
+        BinOp::Shl => ArithOp::Shl,
+        BinOp::Shr => ArithOp::Shr,
+        BinOp::BitAnd => ArithOp::And,
+        BinOp::BitOr => ArithOp::Or,
+        BinOp::BitXor => ArithOp::Xor,
+        _ => return None,
+    })
+}

@@ -1,0 +1,273 @@
+//! Compile errors: DTrace's tags and wording, first error wins.
+
+use dtrace_ctypes::TypeTable;
+use dtrace_sema::{check, CompileOptions, ProbeInfo, ProbeKind, TypedProgram};
+use dtrace_syntax::ast::Item;
+use dtrace_syntax::{parse, Diagnostic, ParseOptions, SourceKind, SourceMap, Tag};
+use std::collections::HashMap;
+
+fn begin() -> ProbeInfo {
+    ProbeInfo {
+        id: 1,
+        provider: "dtrace".into(),
+        module: String::new(),
+        function: String::new(),
+        name: "BEGIN".into(),
+        kind: ProbeKind::Begin,
+        arg_types: Vec::new(),
+    }
+}
+
+fn run(src: &str) -> Result<TypedProgram, Diagnostic> {
+    let mut map = SourceMap::new();
+    let id = map.add(SourceKind::ProbeSpecifier, src.to_string());
+    let args: Vec<String> = Vec::new();
+    let vars: HashMap<String, String> = HashMap::new();
+    let is_type = |_: &str| false;
+    let opts = ParseOptions {
+        macro_args: &args,
+        macro_vars: &vars,
+        defaultargs: false,
+        is_type_name: &is_type,
+    };
+    let prog = parse(&map, id, &opts).expect("parses");
+    let n = prog
+        .items
+        .iter()
+        .filter(|i| matches!(i, Item::Clause(_)))
+        .count();
+    let probes = vec![vec![begin()]; n];
+    let mut t = TypeTable::with_builtins();
+    check(&prog, &probes, &mut t, &CompileOptions::default())
+}
+
+fn err(src: &str) -> (Tag, String) {
+    match run(src) {
+        Ok(_) => panic!("expected an error: {src}"),
+        Err(d) => (d.tag, d.message),
+    }
+}
+
+#[test]
+fn operator_errors() {
+    assert_eq!(
+        err(r#"BEGIN { x = "a" * 1; }"#),
+        (
+            Tag::D_OP_ARITH,
+            "operator * requires operands of arithmetic type".into()
+        )
+    );
+    assert_eq!(
+        err(r#"BEGIN { x = "a" + 1; }"#),
+        (
+            Tag::D_OP_INCOMPAT,
+            "operands have incompatible types: \"string\" + \"int\"".into()
+        )
+    );
+    assert_eq!(
+        err(r#"BEGIN { x = "a" % 2; }"#),
+        (
+            Tag::D_OP_INT,
+            "operator % requires operands of integral type".into()
+        )
+    );
+    assert_eq!(
+        err(r#"BEGIN { x = "a" == 2; }"#),
+        (
+            Tag::D_OP_INCOMPAT,
+            "operands have incompatible types: \"string\" == \"int\"".into()
+        )
+    );
+    assert_eq!(
+        err("BEGIN { x = 1 / 0; }"),
+        (
+            Tag::D_DIV_ZERO,
+            "expression contains division by zero".into()
+        )
+    );
+    assert_eq!(
+        err("BEGIN { pid = 1; }"),
+        (
+            Tag::D_OP_WRITE,
+            "operator = can only be applied to a writable variable".into()
+        )
+    );
+    assert_eq!(err("BEGIN { x = -\"s\"; }").0, Tag::D_OP_ARITH);
+    assert_eq!(err("BEGIN { x = ~\"s\"; }").0, Tag::D_OP_INT);
+}
+
+#[test]
+fn variable_errors() {
+    assert_eq!(
+        err("BEGIN { trace(y); }"),
+        (
+            Tag::D_IDENT_UNDEF,
+            "failed to resolve y: Unknown variable name".into()
+        )
+    );
+    assert_eq!(err("BEGIN { x = x + 1; }").0, Tag::D_IDENT_UNDEF);
+    assert_eq!(
+        err(r#"BEGIN { x = 1; x = "s"; }"#),
+        (
+            Tag::D_OP_INCOMPAT,
+            "operands have incompatible types: \"int\" = \"string\"".into()
+        )
+    );
+    assert_eq!(
+        err("BEGIN { a[1] = 1; a[1, 2] = 2; }"),
+        (
+            Tag::D_PROTO_LEN,
+            "a[ ] prototype mismatch: 2 keys passed, 1 expected".into()
+        )
+    );
+    assert_eq!(
+        err(r#"BEGIN { a[1] = 1; trace(a["x"]); }"#).0,
+        Tag::D_PROTO_ARG
+    );
+    // Types follow the first assignment in program order.
+    let tp = run("BEGIN { x = 1; } BEGIN { x = 2LL; self->s = execname; }").unwrap();
+    assert_eq!(tp.globals[0].ty.size(), 4);
+    assert!(tp.thread_vars[0].ty.is_str());
+}
+
+#[test]
+fn action_errors() {
+    assert_eq!(
+        err("BEGIN { @a = count(1); }"),
+        (
+            Tag::D_PROTO_LEN,
+            "count( ) prototype mismatch: 1 arg passed, 0 expected".into()
+        )
+    );
+    assert_eq!(
+        err("BEGIN { trace(1, 2); }"),
+        (
+            Tag::D_PROTO_LEN,
+            "trace( ) prototype mismatch: 2 args passed, 1 expected".into()
+        )
+    );
+    assert_eq!(
+        err("BEGIN { @a = count(); @a = sum(1); }").0,
+        Tag::D_AGG_REDEF
+    );
+    assert_eq!(
+        err("BEGIN { @a = 1; }"),
+        (
+            Tag::D_AGG_FUNC,
+            "@a must be assigned the result of an aggregating function".into()
+        )
+    );
+    assert_eq!(
+        err(r#"BEGIN { printf("%d\n", "s"); }"#).0,
+        Tag::D_PRINTF_ARG_TYPE
+    );
+    assert_eq!(
+        err(r#"BEGIN { printf("%d %d\n", 1); }"#),
+        (
+            Tag::D_PRINTF_ARG_PROTO,
+            "printf( ) prototype mismatch: conversion #2 (%d) is missing a corresponding value argument".into()
+        )
+    );
+    assert_eq!(
+        err(r#"BEGIN { printf("%d\n", 1, 2); }"#),
+        (
+            Tag::D_PRINTF_ARG_EXTRA,
+            "printf( ) prototype mismatch: only 1 arguments required by this format string".into()
+        )
+    );
+    assert_eq!(err(r#"BEGIN { exit("x"); }"#).0, Tag::D_PROTO_ARG);
+    assert_eq!(err("BEGIN { printa(@nope); }").0, Tag::D_IDENT_UNDEF);
+}
+
+#[test]
+fn quantize_parameter_errors() {
+    assert_eq!(
+        err("BEGIN { x = 1; @ = lquantize(1, x, 10); }"),
+        (
+            Tag::D_LQUANT_BASETYPE,
+            "lquantize( ) argument #1 must be an integer constant".into()
+        )
+    );
+    assert_eq!(
+        err("BEGIN { @ = lquantize(1, 10, 0); }"),
+        (
+            Tag::D_LQUANT_MISMATCH,
+            "lquantize( ) base (argument #1) must be less than limit (argument #2)".into()
+        )
+    );
+    assert_eq!(
+        err("BEGIN { @ = lquantize(1, 0, 10, 0); }"),
+        (
+            Tag::D_LQUANT_STEPTYPE,
+            "lquantize( ) argument #3 must be a non-zero positive integer constant".into()
+        )
+    );
+    assert_eq!(
+        err("BEGIN { @ = lquantize(1, 0, 10, 20); }"),
+        (
+            Tag::D_LQUANT_STEPLARGE,
+            "lquantize( ) step (argument #3) too large: must have at least one quantization level"
+                .into()
+        )
+    );
+    assert_eq!(
+        err("BEGIN { @ = lquantize(1, 0, 100000, 70000); }").0,
+        Tag::D_LQUANT_STEPVAL
+    );
+    assert_eq!(
+        err("BEGIN { @ = lquantize(0, 10, 20, 1); @ = lquantize(0, 10, 20, 2); }"),
+        (Tag::D_LQUANT_MISMATCH, "lquantize( ) step (argument #3) doesn't match previous declaration: expected 1, found 2".into())
+    );
+    assert_eq!(
+        err("BEGIN { @ = llquantize(1, 1, 0, 2, 10); }").0,
+        Tag::D_LLQUANT_FACTORVAL
+    );
+    assert_eq!(
+        err("BEGIN { @ = llquantize(1, 10, 3, 2, 10); }").0,
+        Tag::D_LLQUANT_HIGHVAL
+    );
+    assert_eq!(
+        err("BEGIN { @ = llquantize(1, 10, 0, 2, 3); }").0,
+        Tag::D_LLQUANT_FACTORNSTEPS
+    );
+    assert_eq!(err("BEGIN { @ = quantize(); }").0, Tag::D_PROTO_LEN);
+    let tp = run("BEGIN { @ = lquantize(1, -10, 10, 3); }").unwrap();
+    assert_eq!(
+        tp.aggs[0].kind,
+        dtrace_sema::AggKind::Lquantize {
+            base: -10,
+            limit: 8,
+            step: 3
+        }
+    );
+}
+
+#[test]
+fn c_integer_typing() {
+    use dtrace_sema::{TExprKind, TStmt};
+    let tp = run("BEGIN { trace(1 + 2U); trace('a' + 'b'); trace(1L << 40); trace(0xffffffff); }")
+        .unwrap();
+    let tys: Vec<(u32, bool)> = tp.clauses[0]
+        .body
+        .iter()
+        .map(|s| match s {
+            TStmt::Trace { value } => (value.ty.size(), value.ty.signed()),
+            _ => (0, false),
+        })
+        .collect();
+    assert_eq!(tys, vec![(4, false), (4, true), (8, true), (4, false)]);
+    // Constants fold to the type's width.
+    let tp = run("BEGIN { trace((char)300); trace(-1U); }").unwrap();
+    let vals: Vec<i64> = tp.clauses[0]
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            TStmt::Trace { value } => match value.kind {
+                TExprKind::Int(v) => Some(v),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(vals, vec![44, 0xffff_ffff]);
+}

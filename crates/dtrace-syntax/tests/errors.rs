@@ -1,0 +1,266 @@
+//! Every error path: tag, exact message and the text under the span.
+mod common;
+use common::*;
+use dtrace_syntax::Tag::*;
+
+fn check(src: &str, tag: dtrace_syntax::Tag, msg: &str, under: &str) {
+    let (t, m, u) = err(src);
+    assert_eq!(
+        (t, m.as_str(), u.as_str()),
+        (tag, msg, under),
+        "for {:?}",
+        src
+    );
+}
+
+#[test]
+fn syntax_errors() {
+    let near = |t: &str| format!("syntax error near \"{}\"", t);
+    let eoi = "syntax error near end of input";
+    let cases: &[(&str, String, &str)] = &[
+        ("BEGIN { x = ; }", near(";"), ";"),
+        ("BEGIN { x = 1 + ; }", near(";"), ";"),
+        ("BEGIN { x = 1;", eoi.into(), ""),
+        ("BEGIN {", eoi.into(), ""),
+        ("BEGIN { x = (1 + 2; }", near(";"), ";"),
+        ("BEGIN { f(1, ; }", near(";"), ";"),
+        ("BEGIN { f(1 2); }", near("2"), "2"),
+        ("BEGIN { a b; }", near("b"), "b"),
+        ("BEGIN { a[]; }", near("]"), "]"),
+        ("BEGIN { a[1; }", near(";"), ";"),
+        ("BEGIN { x->y(1); }", near("("), "("),
+        ("BEGIN { self; }", near(";"), ";"),
+        ("BEGIN { self->; }", near(";"), ";"),
+        ("BEGIN { this.x; }", near("."), "."),
+        ("BEGIN { for (;;) {} }", near("for"), "for"),
+        ("BEGIN { while (1) {} }", near("while"), "while"),
+        ("BEGIN { return 1; }", near("return"), "return"),
+        ("BEGIN { else x; }", near("else"), "else"),
+        ("BEGIN { if x; }", near("x"), "x"),
+        ("BEGIN { if (x; }", near(";"), ";"),
+        ("BEGIN { a ? b; }", near(";"), ";"),
+        ("BEGIN { x = \"a\" \"b\"; }", near("\"b\""), "\"b\""),
+        ("BEGIN { } }", near("}"), "}"),
+        ("BEGIN { };", near(";"), ";"),
+        ("BEGIN /x/ END", eoi.into(), ""),
+        ("BEGIN /x { }", near("{"), "{"),
+        ("BEGIN /x", eoi.into(), ""),
+        ("BEGIN / / {}", near("/"), "/"),
+        ("BEGIN /x/ ; ", near(";"), ";"),
+        ("{ x; }", near("{"), "{"),
+        ("BEGIN { sizeof(int; }", near(";"), ";"),
+        ("BEGIN { offsetof(struct foo bar); }", near("bar"), "bar"),
+        ("BEGIN { xlate(x); }", near("("), "("),
+        ("BEGIN { (int x; }", near("x"), "x"),
+        ("BEGIN { x = #; }", near("#"), "#"),
+        ("BEGIN { x = 1 \u{e9}; }", near("\u{e9}"), "\u{e9}"),
+        ("BEGIN { ` ; }", near("`"), "`"),
+        ("BEGIN { $; }", near("$"), "$"),
+        ("int 3;", near("3"), "3"),
+        ("int x", eoi.into(), ""),
+        ("int x y;", near("y"), "y"),
+        ("struct;", near(";"), ";"),
+        ("struct s { int a }; ", near("}"), "}"),
+        ("enum e { };", near("}"), "}"),
+        ("translator a < int x > { };", near("a"), "a"),
+        ("translator int < int > { };", near(">"), ">"),
+        ("provider p { q(); };", near("q"), "q"),
+        ("#include <stdio.h>\nBEGIN {}", near("#include"), "#include"),
+        ("BEGIN {}\n  #define X 1\n", near("#define"), "#define"),
+    ];
+    for (src, msg, under) in cases {
+        check(src, D_SYNTAX, msg, under);
+    }
+}
+
+#[test]
+fn lexical_errors() {
+    check(
+        "BEGIN { x = \"abc\n\"; }",
+        D_STR_NL,
+        "newline encountered in string literal",
+        "\"abc",
+    );
+    check(
+        "BEGIN { x = 'a\n'; }",
+        D_STR_NL,
+        "newline encountered in character constant",
+        "'a",
+    );
+    check(
+        "BEGIN { x = \"abc",
+        D_SYNTAX,
+        "end-of-file encountered in string literal",
+        "\"abc",
+    );
+    check(
+        "BEGIN { x = ''; }",
+        D_CHR_NULL,
+        "empty character constant",
+        "''",
+    );
+    check(
+        "BEGIN { x = '123456789'; }",
+        D_CHR_TOOBIG,
+        "character constant is too long",
+        "'123456789'",
+    );
+    check(
+        "BEGIN { 0x12345678123456781; }",
+        D_INT_OFLOW,
+        "integer constant 0x12345678123456781 is too large to be represented in 64 bits",
+        "0x12345678123456781",
+    );
+    check(
+        "BEGIN { 18446744073709551616; }",
+        D_INT_OFLOW,
+        "integer constant 18446744073709551616 is too large to be represented in 64 bits",
+        "18446744073709551616",
+    );
+    check(
+        "BEGIN { x = 089; }",
+        D_INT_DIGIT,
+        "invalid digit '8' in octal constant 089",
+        "089",
+    );
+    check(
+        "BEGIN { x = 0x; }",
+        D_INT_DIGIT,
+        "invalid digit in hexadecimal constant 0x",
+        "0x",
+    );
+    check(
+        "BEGIN { x = 12abc; }",
+        D_SYNTAX,
+        "invalid suffix \"abc\" on integer constant 12abc",
+        "12abc",
+    );
+    check(
+        "BEGIN { x = 1.5; }",
+        D_SYNTAX,
+        "floating-point constants are not permitted",
+        "1.5",
+    );
+    check(
+        "BEGIN { x = 2e10; }",
+        D_SYNTAX,
+        "floating-point constants are not permitted",
+        "2e10",
+    );
+    check(
+        "BEGIN { x = \"\\x\"; }",
+        D_SYNTAX,
+        "\\x used with no following hex digits",
+        "\"\\x\"",
+    );
+    check(
+        "BEGIN { /* x ",
+        D_SYNTAX,
+        "end-of-file encountered before matching */",
+        "/*",
+    );
+    check(
+        "#pragma D\n",
+        D_PRAGMA_MALFORM,
+        "malformed #pragma D directive",
+        "#pragma D",
+    );
+}
+
+#[test]
+fn probe_description_errors() {
+    check(
+        "a:b:c:d:e {}",
+        D_PDESC_INVAL,
+        "invalid probe description \"a:b:c:d:e\": Overspecified probe description",
+        "a:b:c:d:e",
+    );
+    check("BEGIN, {}", D_SYNTAX, "syntax error near \"{\"", "{");
+    check("BEGIN,", D_SYNTAX, "syntax error near end of input", "");
+}
+
+#[test]
+fn macro_errors() {
+    check(
+        "BEGIN { x = $3; }",
+        D_MACRO_UNDEF,
+        "macro argument $3 is not defined",
+        "$3",
+    );
+    check(
+        "BEGIN { x = $$3; }",
+        D_MACRO_UNDEF,
+        "macro argument $$3 is not defined",
+        "$$3",
+    );
+    check(
+        "BEGIN { x = $nosuch; }",
+        D_MACRO_UNDEF,
+        "macro variable $nosuch is not defined",
+        "$nosuch",
+    );
+    check(
+        "pid$3:::entry {}",
+        D_MACRO_UNDEF,
+        "macro argument $3 is not defined",
+        "$3",
+    );
+    check(
+        "BEGIN /$99999999999999999999999/ {}",
+        D_MACRO_UNDEF,
+        "macro argument $99999999999999999999999 is not defined",
+        "$99999999999999999999999",
+    );
+    let o = Opts {
+        args: vec!["t.d".into(), "".into(), "a b".into(), "'".into()],
+        ..Opts::default()
+    };
+    let (t, m, u) = err_with("BEGIN { x = $1; }", &o);
+    assert_eq!(
+        (t, m.as_str(), u.as_str()),
+        (D_SYNTAX, "syntax error near \"$1\"", "$1")
+    );
+    // The expansion is re-read as tokens, each with the `$n` span.
+    let (t, m, u) = err_with("BEGIN { x = $2; }", &o);
+    assert_eq!(
+        (t, m.as_str(), u.as_str()),
+        (D_SYNTAX, "syntax error near \"$2\"", "$2")
+    );
+    let (t, m, u) = err_with("BEGIN { x = $3; }", &o);
+    assert_eq!(
+        (t, m.as_str(), u.as_str()),
+        (
+            D_SYNTAX,
+            "end-of-file encountered in character constant",
+            "$3"
+        )
+    );
+}
+
+#[test]
+fn nesting_limit() {
+    let deep = format!("BEGIN {{ x = {}1{}; }}", "(".repeat(2000), ")".repeat(2000));
+    let (t, m, _) = err(&deep);
+    assert_eq!(t, D_SYNTAX);
+    assert!(m.starts_with("program is nested too deeply"), "{}", m);
+    let deep = format!("BEGIN {{ {} }}", "{".repeat(3000));
+    assert_eq!(err(&deep).0, D_SYNTAX);
+    let deep = format!("BEGIN {{ x = {}y; }}", "-".repeat(5000));
+    assert_eq!(err(&deep).0, D_SYNTAX);
+    let deep = format!("int {}x{};", "(".repeat(3000), ")".repeat(3000));
+    assert_eq!(err(&deep).0, D_SYNTAX);
+    // Moderate nesting is fine (debug builds use more stack per level, so
+    // the limit they reach is lower than release builds').
+    let ok_src = format!("BEGIN {{ x = {}1{}; }}", "(".repeat(64), ")".repeat(64));
+    ok(&ok_src);
+}
+
+#[test]
+fn rendering_matches_dtrace() {
+    let (map, r) = parse_with("BEGIN\n{\n  x = ;\n}\n", &Opts::default());
+    let d = r.unwrap_err();
+    assert_eq!(
+        dtrace_syntax::render_dtrace(&map, &d, Default::default()),
+        "dtrace: failed to compile script test.d: line 3: syntax error near \";\""
+    );
+}

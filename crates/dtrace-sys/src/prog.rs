@@ -1,0 +1,462 @@
+//! BPF programs: loading (with the verifier log on failure), test runs, and
+//! raw-tracepoint attachment.
+
+use crate::btf::{func_btf, load_btf, BtfError, FIRST_FUNC_ID};
+use crate::map::obj_id;
+use crate::sys::{obj_name, owned_fd, Attr, Cmd, Errno, SysRef};
+use dtrace_bpf::{encode_all, subprog_starts, uses_callbacks, Insn};
+use std::ffi::CString;
+use std::fmt;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+
+/// Program types dtrace uses (uapi `enum bpf_prog_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum ProgType {
+    Kprobe = 2,
+    Tracepoint = 5,
+    PerfEvent = 7,
+    RawTracepoint = 17,
+    Tracing = 26,
+}
+
+/// `expected_attach_type` values (uapi `enum bpf_attach_type`) dtrace uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum AttachType {
+    /// Not set.
+    Unspec = 0,
+    TraceRawTp = 23,
+    TraceFentry = 24,
+    TraceFexit = 25,
+    PerfEvent = 41,
+    KprobeMulti = 42,
+}
+
+/// What to load.
+#[derive(Debug, Clone)]
+pub struct ProgSpec<'a> {
+    pub prog_type: ProgType,
+    /// Up to 15 characters of `[A-Za-z0-9_.]` are kept.
+    pub name: &'a str,
+    pub insns: &'a [Insn],
+    pub expected_attach_type: AttachType,
+    /// BTF id of the attach target (tracing programs); 0 otherwise.
+    pub attach_btf_id: u32,
+    /// Map fds that `BPF_PSEUDO_MAP_IDX` instructions index.
+    pub fd_array: &'a [RawFd],
+}
+
+impl<'a> ProgSpec<'a> {
+    pub fn new(prog_type: ProgType, name: &'a str, insns: &'a [Insn]) -> ProgSpec<'a> {
+        ProgSpec {
+            prog_type,
+            name,
+            insns,
+            expected_attach_type: AttachType::Unspec,
+            attach_btf_id: 0,
+            fd_array: &[],
+        }
+    }
+}
+
+/// Program errors.
+#[derive(Debug)]
+pub enum ProgError {
+    /// The load failed; `log` is the verifier's log (empty if it gave none).
+    Load {
+        name: String,
+        errno: Errno,
+        log: String,
+    },
+    TestRun {
+        errno: Errno,
+    },
+    /// Too many context arguments for a raw tracepoint test run (12 at most).
+    TooManyArgs(usize),
+    Attach {
+        target: String,
+        errno: Errno,
+    },
+    BadName(String),
+    Info(Errno),
+    /// The function BTF a program with callbacks needs failed to load.
+    Btf(BtfError),
+}
+
+impl fmt::Display for ProgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProgError::Load { name, errno, log } => {
+                write!(f, "failed to load BPF program '{name}': {errno}")?;
+                if !log.is_empty() {
+                    write!(f, "\nverifier log:\n{}", log.trim_end())?;
+                }
+                Ok(())
+            }
+            ProgError::TestRun { errno } => write!(f, "BPF test run failed: {errno}"),
+            ProgError::TooManyArgs(n) => write!(f, "{n} arguments given, at most 12 allowed"),
+            ProgError::Attach { target, errno } => {
+                write!(f, "failed to attach BPF program to {target}: {errno}")
+            }
+            ProgError::BadName(n) => write!(f, "invalid name {n:?}"),
+            ProgError::Info(e) => write!(f, "cannot query BPF program: {e}"),
+            ProgError::Btf(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ProgError {}
+
+impl ProgError {
+    /// The verifier log of a failed load.
+    pub fn verifier_log(&self) -> Option<&str> {
+        match self {
+            ProgError::Load { log, .. } => Some(log),
+            _ => None,
+        }
+    }
+}
+
+// uapi offsets of `union bpf_attr` members used here.
+const LOAD_TYPE: usize = 0;
+const LOAD_INSN_CNT: usize = 4;
+const LOAD_INSNS: usize = 8;
+const LOAD_LICENSE: usize = 16;
+const LOAD_LOG_LEVEL: usize = 24;
+const LOAD_LOG_SIZE: usize = 28;
+const LOAD_LOG_BUF: usize = 32;
+const LOAD_NAME: usize = 48;
+const LOAD_ATTACH_TYPE: usize = 68;
+const LOAD_BTF_FD: usize = 72;
+const LOAD_FUNC_INFO_REC_SIZE: usize = 76;
+const LOAD_FUNC_INFO: usize = 80;
+const LOAD_FUNC_INFO_CNT: usize = 88;
+const LOAD_ATTACH_BTF_ID: usize = 108;
+const LOAD_FD_ARRAY: usize = 120;
+const LOAD_LOG_TRUE_SIZE: usize = 140;
+const TEST_FD: usize = 0;
+const TEST_RETVAL: usize = 4;
+const TEST_CTX_SIZE_IN: usize = 40;
+const TEST_CTX_IN: usize = 48;
+const TEST_FLAGS: usize = 64;
+const TEST_CPU: usize = 68;
+const RAWTP_NAME: usize = 0;
+const RAWTP_FD: usize = 8;
+const RAWTP_COOKIE: usize = 16;
+
+/// `BPF_F_TEST_RUN_ON_CPU`.
+const TEST_RUN_ON_CPU: u32 = 1;
+
+/// First verifier-log buffer size, and the largest we grow to.
+const LOG_START: usize = 1 << 20;
+const LOG_MAX: usize = 1 << 28;
+
+static LICENSE: &[u8] = b"GPL\0";
+
+/// The `PROG_LOAD` attribute, without the log. `code` must stay alive and unmoved
+/// while the attribute is used.
+pub fn load_attr(spec: &ProgSpec<'_>, code: &[u8]) -> Attr {
+    let mut a = Attr::new();
+    a.set_u32(LOAD_TYPE, spec.prog_type as u32);
+    a.set_u32(LOAD_INSN_CNT, (code.len() / 8) as u32);
+    a.set_ptr(LOAD_INSNS, code.as_ptr());
+    a.set_ptr(LOAD_LICENSE, LICENSE.as_ptr());
+    a.set_bytes(LOAD_NAME, &obj_name(spec.name));
+    a.set_u32(LOAD_ATTACH_TYPE, spec.expected_attach_type as u32);
+    a.set_u32(LOAD_ATTACH_BTF_ID, spec.attach_btf_id);
+    if !spec.fd_array.is_empty() {
+        a.set_ptr(LOAD_FD_ARRAY, spec.fd_array.as_ptr());
+    }
+    a
+}
+
+/// A loaded program; unloaded when dropped (and no link holds it).
+#[derive(Debug)]
+pub struct ProgFd {
+    fd: OwnedFd,
+    sys: SysRef,
+    prog_type: ProgType,
+}
+
+impl ProgFd {
+    /// Load a program. Tries without a log first (fast); if the kernel refuses,
+    /// loads again with `log_level` 1, growing the buffer on ENOSPC, so the error
+    /// carries the whole verifier log.
+    pub fn load(sys: &SysRef, spec: &ProgSpec<'_>) -> Result<ProgFd, ProgError> {
+        let code = encode_all(spec.insns);
+        let mut a = load_attr(spec, &code);
+        // Programs with callbacks need BTF func_info: one record per subprogram.
+        let mut func_info: Vec<u32> = Vec::new();
+        let mut _btf: Option<OwnedFd> = None;
+        if uses_callbacks(spec.insns) {
+            let starts = subprog_starts(spec.insns);
+            let names: Vec<String> = (0..starts.len()).map(|i| format!("dt_f{i}")).collect();
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            let btf = load_btf(sys, &func_btf(&refs)).map_err(ProgError::Btf)?;
+            for (i, off) in starts.iter().enumerate() {
+                func_info.extend([*off, FIRST_FUNC_ID + i as u32]);
+            }
+            a.set_u32(LOAD_BTF_FD, btf.as_raw_fd() as u32);
+            a.set_u32(LOAD_FUNC_INFO_REC_SIZE, 8);
+            a.set_ptr(LOAD_FUNC_INFO, func_info.as_ptr());
+            a.set_u32(LOAD_FUNC_INFO_CNT, starts.len() as u32);
+            _btf = Some(btf);
+        }
+        let mut first_attr = a.clone();
+        // SAFETY: the instructions, license, fd_array and func_info pointed to by
+        // the attribute are borrowed from `code`, a static, `spec` and `func_info`,
+        // all alive for the call; the BTF fd is held open in `_btf`.
+        let first = unsafe { sys.bpf(Cmd::ProgLoad, &mut first_attr) };
+        let errno = match first {
+            Ok(fd) => return ProgFd::wrap(sys, spec, fd),
+            Err(e) => e,
+        };
+        // SAFETY: as above; `a` points at the same live buffers.
+        let (r, log) = unsafe { load_with_log(sys, &a, errno) };
+        match r {
+            Ok(fd) => ProgFd::wrap(sys, spec, fd),
+            Err(errno) => Err(ProgError::Load {
+                name: spec.name.to_string(),
+                errno,
+                log,
+            }),
+        }
+    }
+
+    fn wrap(sys: &SysRef, spec: &ProgSpec<'_>, fd: i64) -> Result<ProgFd, ProgError> {
+        // SAFETY: PROG_LOAD returns a new fd that we now own.
+        let fd = unsafe { owned_fd(fd) }.map_err(|errno| ProgError::Load {
+            name: spec.name.to_string(),
+            errno,
+            log: String::new(),
+        })?;
+        Ok(ProgFd {
+            fd,
+            sys: sys.clone(),
+            prog_type: spec.prog_type,
+        })
+    }
+
+    pub fn prog_type(&self) -> ProgType {
+        self.prog_type
+    }
+
+    /// The kernel's id for this program.
+    pub fn id(&self) -> Result<u32, ProgError> {
+        obj_id(&self.sys, self.fd.as_fd()).map_err(ProgError::Info)
+    }
+
+    /// Run a raw-tracepoint program once in the calling thread with `args` as its
+    /// context (`BPF_PROG_TEST_RUN`), optionally on a given CPU. Returns r0.
+    pub fn test_run_raw_tp(&self, args: &[u64], cpu: Option<u32>) -> Result<u32, ProgError> {
+        if args.len() > 12 {
+            return Err(ProgError::TooManyArgs(args.len()));
+        }
+        let mut a = Attr::new();
+        a.set_u32(TEST_FD, self.fd.as_raw_fd() as u32);
+        if !args.is_empty() {
+            a.set_u32(TEST_CTX_SIZE_IN, std::mem::size_of_val(args) as u32);
+            a.set_ptr(TEST_CTX_IN, args.as_ptr());
+        }
+        if let Some(c) = cpu {
+            a.set_u32(TEST_FLAGS, TEST_RUN_ON_CPU);
+            a.set_u32(TEST_CPU, c);
+        }
+        // SAFETY: ctx_in points to `args`, ctx_size_in bytes long, alive for the call.
+        unsafe { self.sys.bpf(Cmd::ProgTestRun, &mut a) }
+            .map_err(|errno| ProgError::TestRun { errno })?;
+        Ok(a.get_u32(TEST_RETVAL))
+    }
+
+    /// Attach this raw-tracepoint program to the raw tracepoint `name` (e.g.
+    /// `sys_enter`). Detached when the returned link is dropped.
+    pub fn attach_raw_tp(&self, name: &str) -> Result<Link, ProgError> {
+        self.attach_raw_tp_cookie(name, 0)
+    }
+
+    /// Like [`Self::attach_raw_tp`]; the program reads `cookie` with
+    /// `bpf_get_attach_cookie` (Linux 6.10+; a non-zero cookie fails on older kernels).
+    pub fn attach_raw_tp_cookie(&self, name: &str, cookie: u64) -> Result<Link, ProgError> {
+        let cname = CString::new(name).map_err(|_| ProgError::BadName(name.to_string()))?;
+        let mut a = Attr::new();
+        a.set_ptr(RAWTP_NAME, cname.as_ptr());
+        a.set_u32(RAWTP_FD, self.fd.as_raw_fd() as u32);
+        a.set_u64(RAWTP_COOKIE, cookie);
+        let err = |errno| ProgError::Attach {
+            target: format!("raw tracepoint {name}"),
+            errno,
+        };
+        // SAFETY: name points to a NUL-terminated string alive for the call.
+        let r = unsafe { self.sys.bpf(Cmd::RawTracepointOpen, &mut a) }.map_err(err)?;
+        // SAFETY: RAW_TRACEPOINT_OPEN returns a new fd that we now own.
+        let fd = unsafe { owned_fd(r) }.map_err(err)?;
+        Ok(Link { fd })
+    }
+}
+
+/// Retry a failed load with the verifier log on; returns the final result and log.
+///
+/// # Safety
+/// Every pointer in `base` must be valid for a `PROG_LOAD` for the whole call.
+unsafe fn load_with_log(sys: &SysRef, base: &Attr, first: Errno) -> (Result<i64, Errno>, String) {
+    // Failures the verifier does not explain: do not bother re-verifying.
+    if matches!(
+        first.0,
+        libc::EPERM | libc::ENOSYS | libc::E2BIG | libc::EBADF
+    ) {
+        return (Err(first), String::new());
+    }
+    let mut size = LOG_START;
+    loop {
+        let mut buf = vec![0u8; size];
+        let mut a = base.clone();
+        a.set_u32(LOAD_LOG_LEVEL, 1);
+        a.set_u32(LOAD_LOG_SIZE, size as u32);
+        a.set_ptr(LOAD_LOG_BUF, buf.as_mut_ptr());
+        // SAFETY: the caller vouches for `base`'s pointers; the log buffer is
+        // writable and log_size bytes long.
+        let r = unsafe { sys.bpf(Cmd::ProgLoad, &mut a) };
+        let true_size = a.get_u32(LOAD_LOG_TRUE_SIZE) as usize;
+        match r {
+            Err(Errno(libc::ENOSPC)) if size < LOG_MAX => {
+                size = if true_size > size {
+                    true_size.min(LOG_MAX)
+                } else {
+                    (size * 4).min(LOG_MAX)
+                };
+            }
+            r => return (r, log_text(&buf)),
+        }
+    }
+}
+
+/// The NUL-terminated text of a log buffer.
+fn log_text(buf: &[u8]) -> String {
+    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+impl AsFd for ProgFd {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
+impl AsRawFd for ProgFd {
+    fn as_raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+}
+
+/// A BPF link (raw tracepoint, perf event link, ...): the program stays attached
+/// while this lives and is detached when it is dropped.
+#[derive(Debug)]
+pub struct Link {
+    pub(crate) fd: OwnedFd,
+}
+
+impl AsFd for Link {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sys::{PerfAttr, PerfIoctl, Sys};
+    use dtrace_bpf::Reg;
+    use std::sync::{Arc, Mutex};
+
+    /// Fails the first load, then writes a log into the buffer and fails again with
+    /// ENOSPC until the buffer is at least `need` bytes.
+    #[derive(Debug)]
+    struct FakeVerifier {
+        need: usize,
+        calls: Mutex<Vec<(u32, u32)>>,
+    }
+
+    impl Sys for FakeVerifier {
+        unsafe fn bpf(&self, cmd: Cmd, attr: &mut Attr) -> Result<i64, Errno> {
+            assert_eq!(cmd, Cmd::ProgLoad);
+            let level = attr.get_u32(LOAD_LOG_LEVEL);
+            let size = attr.get_u32(LOAD_LOG_SIZE);
+            if let Ok(mut c) = self.calls.lock() {
+                c.push((level, size));
+            }
+            if level == 0 {
+                return Err(Errno(libc::EACCES));
+            }
+            let text = b"0: R1=ctx\ninvalid mem access 'scalar'\n\0";
+            let p = attr.get_u64(LOAD_LOG_BUF) as usize as *mut u8;
+            // SAFETY: the code under test passed a buffer of `size` bytes.
+            unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), p, text.len()) };
+            if (size as usize) < self.need {
+                attr.set_u32(LOAD_LOG_TRUE_SIZE, self.need as u32);
+                return Err(Errno(libc::ENOSPC));
+            }
+            Err(Errno(libc::EACCES))
+        }
+
+        fn perf_event_open(
+            &self,
+            _: &PerfAttr,
+            _: i32,
+            _: i32,
+            _: i32,
+            _: u64,
+        ) -> Result<OwnedFd, Errno> {
+            Err(Errno(libc::ENOSYS))
+        }
+
+        fn perf_ioctl(&self, _: BorrowedFd<'_>, _: PerfIoctl) -> Result<(), Errno> {
+            Err(Errno(libc::ENOSYS))
+        }
+    }
+
+    #[test]
+    fn load_failure_returns_the_full_log() {
+        let fake = Arc::new(FakeVerifier {
+            need: 3 << 20,
+            calls: Mutex::new(Vec::new()),
+        });
+        let sys: SysRef = fake.clone();
+        let insns = [Insn::mov64_imm(Reg::R0, 0), Insn::exit()];
+        let spec = ProgSpec::new(ProgType::RawTracepoint, "t", &insns);
+        let err = ProgFd::load(&sys, &spec).err();
+        let log = err.as_ref().and_then(|e| e.verifier_log()).unwrap_or("");
+        assert!(log.contains("invalid mem access"), "{err:?}");
+        assert!(matches!(
+            err,
+            Some(ProgError::Load {
+                errno: Errno(libc::EACCES),
+                ..
+            })
+        ));
+        let calls = fake.calls.lock().map(|c| c.clone()).unwrap_or_default();
+        assert_eq!(calls, vec![(0, 0), (1, 1 << 20), (1, 3 << 20)]);
+    }
+
+    #[test]
+    fn load_attr_layout() {
+        let insns = [Insn::mov64_imm(Reg::R0, 0), Insn::exit()];
+        let fds = [7, 9];
+        let mut spec = ProgSpec::new(ProgType::RawTracepoint, "dt_clause_1", &insns);
+        spec.fd_array = &fds;
+        let code = encode_all(&insns);
+        let a = load_attr(&spec, &code);
+        assert_eq!(a.get_u32(0), 17);
+        assert_eq!(a.get_u32(4), 2);
+        assert_eq!(a.get_u64(8), code.as_ptr() as u64);
+        assert_eq!(a.get_u64(120), fds.as_ptr() as u64);
+        assert_eq!(&a.as_bytes()[48..60], b"dt_clause_1\0");
+        assert_eq!(a.get_u32(24), 0, "no log on the first try");
+    }
+
+    #[test]
+    fn log_text_stops_at_nul() {
+        assert_eq!(log_text(b"abc\0def"), "abc");
+        assert_eq!(log_text(b"abc"), "abc");
+    }
+}

@@ -1,0 +1,134 @@
+//! Compiling sources: parse, match probe descriptions, check.
+
+use crate::source::ProbeSpecKind;
+use crate::CompileError;
+use dtrace_providers::{Catalog, ProbeDesc};
+use dtrace_sema::ProbeInfo;
+use dtrace_syntax::ast::{Clause, Item, Program};
+use dtrace_syntax::{render_dtrace, render_rich, Diagnostic, RenderOptions, SourceMap, Tag};
+
+/// Render a diagnostic both ways.
+pub fn error(map: &SourceMap, d: &Diagnostic, errtags: bool) -> CompileError {
+    CompileError {
+        message: render_dtrace(map, d, RenderOptions { errtags }),
+        rich: render_rich(map, d),
+    }
+}
+
+/// A plain message that has no source position.
+pub fn plain(message: String) -> CompileError {
+    CompileError {
+        rich: format!("{message}\n"),
+        message,
+    }
+}
+
+/// The D text a `-P/-m/-f/-i` argument stands for: its first word becomes the
+/// matching field of a probe description, the rest (predicate, actions) is kept.
+pub fn spec_text(
+    kind: ProbeSpecKind,
+    text: &str,
+    catalog: &Catalog,
+) -> Result<String, CompileError> {
+    let t = text.trim_start();
+    let end = t
+        .find(|c: char| c.is_whitespace() || c == '/' || c == '{')
+        .unwrap_or(t.len());
+    let (word, rest) = t.split_at(end);
+    let desc = match kind {
+        ProbeSpecKind::Name => return Ok(text.to_string()),
+        ProbeSpecKind::Provider => format!("{word}:::"),
+        ProbeSpecKind::Module => format!(":{word}::"),
+        ProbeSpecKind::Function => format!("::{word}:"),
+        ProbeSpecKind::Id => {
+            let p = word
+                .parse::<u32>()
+                .ok()
+                .and_then(|id| catalog.by_id(id))
+                .ok_or_else(|| plain(format!("dtrace: invalid probe identifier {word}")))?;
+            format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name)
+        }
+    };
+    Ok(format!("{desc}{rest}"))
+}
+
+/// Probes matched by each clause of `items` (dedup by ID, first-seen order).
+/// A description that matches nothing is an error (D_PDESC_ZERO) unless `zdefs`.
+pub fn match_clauses(
+    map: &SourceMap,
+    items: &[Item],
+    catalog: &mut Catalog,
+    zdefs: bool,
+    errtags: bool,
+) -> Result<Vec<Vec<ProbeInfo>>, CompileError> {
+    let mut out = Vec::new();
+    for item in items {
+        let Item::Clause(c) = item else { continue };
+        out.push(match_clause(map, c, catalog, zdefs, errtags)?);
+    }
+    Ok(out)
+}
+
+fn match_clause(
+    map: &SourceMap,
+    c: &Clause,
+    catalog: &mut Catalog,
+    zdefs: bool,
+    errtags: bool,
+) -> Result<Vec<ProbeInfo>, CompileError> {
+    let mut probes: Vec<ProbeInfo> = Vec::new();
+    for spec in &c.probes {
+        let desc = ProbeDesc::parse(&spec.text).map_err(|e| {
+            error(
+                map,
+                &Diagnostic::new(Tag::D_PDESC_INVAL, spec.span, e.0),
+                errtags,
+            )
+        })?;
+        let found = catalog.matches(&desc);
+        if found.is_empty() && !zdefs {
+            let d = Diagnostic::new(
+                Tag::D_PDESC_ZERO,
+                spec.span,
+                format!("probe description {desc} does not match any probes"),
+            );
+            return Err(error(map, &d, errtags));
+        }
+        for p in found {
+            if !probes.iter().any(|q| q.id == p.id) {
+                probes.push(p);
+            }
+        }
+    }
+    Ok(probes)
+}
+
+/// Apply `#pragma D option name[=value]` lines; other pragmas are accepted.
+pub fn pragma_options(
+    map: &SourceMap,
+    program: &Program,
+    options: &mut crate::Options,
+    errtags: bool,
+) -> Result<(), CompileError> {
+    for item in &program.items {
+        let Item::Pragma(p) = item else { continue };
+        if p.words.first().map(String::as_str) != Some("option") {
+            continue;
+        }
+        for w in p.words.iter().skip(1) {
+            let (name, value) = match w.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (w.as_str(), None),
+            };
+            if let Err(e) = options.set(name, value) {
+                let d = Diagnostic::new(
+                    Tag::D_PRAGMA_OPTSET,
+                    p.span,
+                    format!("failed to set option '{name}': {}", e.0),
+                );
+                return Err(error(map, &d, errtags));
+            }
+        }
+    }
+    Ok(())
+}

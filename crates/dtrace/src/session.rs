@@ -1,0 +1,180 @@
+//! A running session: the runtime's kernel objects plus the consumer.
+
+use crate::{ExecError, Options, WorkStatus};
+use dtrace_codegen::CompiledProgram;
+use dtrace_consumer::{
+    agg_drops_message, drops_message, dynvar_drops_message, AggSource, Consumer, ConsumerOptions,
+    Control, DynDropKind,
+};
+use dtrace_runtime::RuntimeError;
+use dtrace_sys::{Features, SysRef};
+use std::io::Write;
+use std::os::fd::{BorrowedFd, RawFd};
+use std::time::Duration;
+
+fn exec_error(e: RuntimeError) -> ExecError {
+    let detail = match &e {
+        RuntimeError::Load { log, .. } => log.clone(),
+        _ => None,
+    };
+    ExecError {
+        message: format!("dtrace: {e}"),
+        detail,
+    }
+}
+
+/// Reads aggregations from the kernel for the consumer.
+struct Aggs<'a>(&'a dtrace_runtime::Session);
+
+impl AggSource for Aggs<'_> {
+    fn snapshot(&mut self, agg_id: u32) -> Vec<(Vec<u8>, Vec<Vec<u8>>)> {
+        self.0.agg_snapshot(agg_id).unwrap_or_default()
+    }
+}
+
+/// A running tracing session. Dropping it detaches every probe.
+pub struct Session {
+    rt: dtrace_runtime::Session,
+    consumer: Consumer,
+    exit_status: Option<i32>,
+    stopped: bool,
+}
+
+impl Session {
+    pub(crate) fn new(
+        sys: &SysRef,
+        features: &Features,
+        compiled: CompiledProgram,
+        options: &Options,
+    ) -> Result<Session, ExecError> {
+        let rt = dtrace_runtime::Session::load(sys, features, &compiled).map_err(exec_error)?;
+        let copts = ConsumerOptions {
+            quiet: options.quiet,
+            aggsortkey: options.aggsortkey,
+            aggsortrev: options.aggsortrev,
+            aggsortpos: options.aggsortpos.unwrap_or(0),
+            aggsortkeypos: options.aggsortkeypos.unwrap_or(0),
+            strsize: Some(options.strsize),
+            ..ConsumerOptions::default()
+        };
+        Ok(Session {
+            rt,
+            consumer: Consumer::new(compiled.desc, copts),
+            exit_status: None,
+            stopped: false,
+        })
+    }
+
+    /// Also wake `work` when `fd` becomes readable (e.g. the CLI's signalfd).
+    pub fn add_wake_fd(&mut self, fd: RawFd) -> Result<(), ExecError> {
+        // SAFETY: the caller promises `fd` is open for the session's life (the CLI
+        // keeps its signalfd until after the session is dropped).
+        let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+        self.rt.add_wake_fd(fd).map_err(exec_error)
+    }
+
+    /// Consume every buffered record, then report new drops.
+    fn drain(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), ExecError> {
+        let mut records: Vec<Vec<u8>> = Vec::new();
+        self.rt
+            .poll(|r| records.push(r.to_vec()))
+            .map_err(exec_error)?;
+        for r in &records {
+            let mut aggs = Aggs(&self.rt);
+            match self.consumer.record(r, out, err, &mut aggs) {
+                Ok(Control::Exit(status)) => {
+                    if self.exit_status.is_none() {
+                        self.exit_status = Some(status);
+                    }
+                }
+                Ok(Control::Continue) => {}
+                Err(e) => {
+                    return Err(ExecError {
+                        message: format!("dtrace: failed to process a trace record: {e}"),
+                        detail: None,
+                    })
+                }
+            }
+        }
+        let _ = out.flush();
+        for d in self.rt.drops().map_err(exec_error)? {
+            let mut lines = Vec::new();
+            if d.ringbuf > 0 {
+                lines.push(drops_message(d.cpu, d.ringbuf));
+            }
+            if d.agg > 0 {
+                lines.push(agg_drops_message(d.cpu, d.agg));
+            }
+            if d.dynvar > 0 {
+                lines.push(dynvar_drops_message(d.dynvar, DynDropKind::Plain));
+            }
+            for l in lines {
+                let _ = writeln!(err, "{l}");
+            }
+        }
+        Ok(())
+    }
+
+    fn status(&self) -> WorkStatus {
+        if self.exit_status.is_some() {
+            WorkStatus::Done
+        } else {
+            WorkStatus::Okay
+        }
+    }
+
+    /// Fire BEGIN (in this process's context), consume its output, then attach all
+    /// other probes. Returns `Done` if BEGIN called exit().
+    pub fn go(
+        &mut self,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<WorkStatus, ExecError> {
+        self.rt.begin().map_err(exec_error)?;
+        self.drain(out, err)?;
+        if self.exit_status.is_none() {
+            self.rt.attach().map_err(exec_error)?;
+        }
+        Ok(self.status())
+    }
+
+    /// Wait up to `timeout` (the CLI passes 1/switchrate) for records or a wake fd,
+    /// then consume what is buffered and report drops.
+    pub fn work(
+        &mut self,
+        timeout: Duration,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<WorkStatus, ExecError> {
+        self.rt.wait(timeout).map_err(exec_error)?;
+        self.drain(out, err)?;
+        Ok(self.status())
+    }
+
+    /// Stop tracing: detach every probe, fire END, drain the buffers.
+    pub fn stop(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), ExecError> {
+        if self.stopped {
+            return Ok(());
+        }
+        self.stopped = true;
+        self.rt.detach();
+        self.drain(out, err)?;
+        self.rt.end().map_err(exec_error)?;
+        self.drain(out, err)
+    }
+
+    /// Print the aggregations not yet printed (dtrace(1)'s end-of-run output) and
+    /// return the status passed to exit() (0 if none).
+    pub fn finish(mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, ExecError> {
+        self.stop(out, err)?;
+        let mut aggs = Aggs(&self.rt);
+        self.consumer
+            .finish(out, &mut aggs)
+            .map_err(|e| ExecError {
+                message: format!("dtrace: failed to print aggregations: {e}"),
+                detail: None,
+            })?;
+        let _ = out.flush();
+        Ok(self.exit_status.unwrap_or(0))
+    }
+}
