@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
+/// One aggregation's entries: each key with its value on every possible CPU.
+pub type AggEntries = Vec<(Vec<u8>, Vec<Vec<u8>>)>;
+
 /// Drop counts for one CPU since the previous [`Session::drops`] call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Drops {
@@ -187,7 +190,7 @@ impl Session {
     }
 
     /// Every key of aggregation `agg_id` with its per-CPU values.
-    pub fn agg_snapshot(&self, agg_id: u32) -> Result<Vec<(Vec<u8>, Vec<Vec<u8>>)>, RuntimeError> {
+    pub fn agg_snapshot(&self, agg_id: u32) -> Result<AggEntries, RuntimeError> {
         let Some(m) = self.agg_maps.get(&agg_id).and_then(|i| self.maps.get(*i)) else {
             return Ok(Vec::new());
         };

@@ -10,7 +10,7 @@
 
 use crate::diag::{Diagnostic, Tag};
 use crate::literal;
-use crate::span::{LineMarker, SourceId, Span};
+use crate::span::{SourceId, Span};
 use crate::token::{Kw, Mode, Tok, Token, P};
 use crate::ParseOptions;
 
@@ -22,8 +22,6 @@ pub(crate) struct Lexer<'a> {
     opts: Option<&'a ParseOptions<'a>>,
     /// Which `$n` were referenced (for D_MACRO_UNUSED checks by the caller).
     pub(crate) args_used: Vec<bool>,
-    /// Line markers left by the C preprocessor.
-    pub(crate) line_markers: Vec<LineMarker>,
 }
 
 pub(crate) fn is_ident_start(c: u8) -> bool {
@@ -72,7 +70,6 @@ impl<'a> Lexer<'a> {
             id,
             opts,
             args_used: vec![false; n],
-            line_markers: Vec::new(),
         }
     }
 
@@ -203,7 +200,7 @@ impl<'a> Lexer<'a> {
     /// A `#` line: `#pragma D ...` becomes a token; `# N "file"`, `#line`,
     /// `#ident` and other pragmas are skipped; other directives are errors
     /// (they need the C preprocessor, `-C`).
-    fn control_line(&mut self, start: usize) -> Result<(usize, Option<Token>), Diagnostic> {
+    fn control_line(&self, start: usize) -> Result<(usize, Option<Token>), Diagnostic> {
         // The logical line, with backslash-newline continuations.
         let mut end = start;
         let mut line = String::new();
@@ -242,30 +239,8 @@ impl<'a> Lexer<'a> {
             }
             return Ok((end, None));
         }
-        // `# N "file"` and `#line N "file"`: the next line is line N.
-        let number = if first == "line" {
-            words.get(1).copied()
-        } else {
-            Some(first)
-        };
-        if let Some(n) = number.and_then(|n| n.parse::<u32>().ok()) {
-            let file_word = if first == "line" {
-                words.get(2)
-            } else {
-                words.get(1)
-            };
-            let file = file_word
-                .and_then(|f| f.strip_prefix('"'))
-                .and_then(|f| f.strip_suffix('"'))
-                .map(|f| f.to_string());
-            let next = (end + 1).min(self.b.len()) as u32;
-            if !self.line_markers.iter().any(|m| m.offset == next) {
-                self.line_markers.push(LineMarker {
-                    offset: next,
-                    line: n,
-                    file,
-                });
-            }
+        // `# N "file"` and `#line N`: line markers (see `span::scan_line_markers`).
+        if first.bytes().all(|c| c.is_ascii_digit()) {
             return Ok((end, None));
         }
         if first.is_empty() || first == "line" || first == "ident" {

@@ -50,6 +50,40 @@ pub struct LineMarker {
     pub file: Option<String>,
 }
 
+/// Find the line markers the C preprocessor left in `text` (`# 12 "foo.d"`,
+/// `#line 12`), for [`SourceFile::set_line_markers`]. A dtrace(1) that runs
+/// cpp (`-C`) installs them so errors name the user's lines.
+pub fn scan_line_markers(text: &str) -> Vec<LineMarker> {
+    let mut out = Vec::new();
+    let mut offset = 0usize;
+    for line in text.split_inclusive('\n') {
+        let next = (offset + line.len()) as u32;
+        offset += line.len();
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let mut first = words.next().unwrap_or("");
+        if first == "line" {
+            first = words.next().unwrap_or("");
+        }
+        let Ok(n) = first.parse::<u32>() else {
+            continue;
+        };
+        let file = words
+            .next()
+            .and_then(|f| f.strip_prefix('"'))
+            .and_then(|f| f.strip_suffix('"'))
+            .map(|f| f.to_string());
+        out.push(LineMarker {
+            offset: next,
+            line: n,
+            file,
+        });
+    }
+    out
+}
+
 /// One source text.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
@@ -76,7 +110,7 @@ impl SourceFile {
         }
     }
 
-    /// Install preprocessor line markers (from `ParseInfo::line_markers`), so
+    /// Install preprocessor line markers (from [`scan_line_markers`]), so
     /// that [`SourceFile::logical_line`] reports lines as the user wrote them.
     pub fn set_line_markers(&mut self, mut markers: Vec<LineMarker>) {
         markers.sort_by_key(|m| m.offset);
@@ -178,5 +212,21 @@ mod tests {
         assert_eq!(f.logical_line(0), 1);
         assert_eq!(f.logical_line(13), 10);
         assert_eq!(f.logical_line(15), 11);
+        assert_eq!(scan_line_markers(&f.text), f.line_markers);
+        assert_eq!(
+            scan_line_markers("#line 7\nx\n  # 3\n"),
+            vec![
+                LineMarker {
+                    offset: 8,
+                    line: 7,
+                    file: None
+                },
+                LineMarker {
+                    offset: 16,
+                    line: 3,
+                    file: None
+                }
+            ]
+        );
     }
 }

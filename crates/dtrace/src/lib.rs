@@ -223,7 +223,7 @@ impl Dtrace {
             aggsize: (self.options.aggsize / 256).clamp(64, 1 << 20) as u32,
             dynvarsize: (self.options.dynvarsize / 64).clamp(64, 1 << 20) as u32,
             bufsize: ring as u32,
-            kernel: self.offsets.clone(),
+            kernel: self.offsets,
             ..CompileOptions::default()
         }
     }

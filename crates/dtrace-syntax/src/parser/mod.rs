@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use crate::ast::{Item, Pragma, Program};
 use crate::diag::{Diagnostic, Tag};
 use crate::lexer::Lexer;
-use crate::span::{LineMarker, SourceId, SourceMap, Span};
+use crate::span::{SourceId, SourceMap, Span};
 use crate::token::{Kw, Mode, Tok, Token, P};
 
 /// Deepest nesting of expressions, statements and declarators accepted.
@@ -61,10 +61,6 @@ pub struct ParseInfo {
     pub macro_args_used: Vec<bool>,
     /// Typedef names the program declared.
     pub typedefs: Vec<String>,
-    /// `# N "file"` / `#line N` markers; give them to
-    /// [`crate::span::SourceFile::set_line_markers`] so errors show the lines
-    /// of the original file.
-    pub line_markers: Vec<LineMarker>,
 }
 
 /// Parse one source of a D program.
@@ -92,12 +88,9 @@ pub fn parse_with_info(
     let items = p.program()?;
     let mut typedefs: Vec<String> = p.typedefs.into_iter().collect();
     typedefs.sort();
-    let mut line_markers = std::mem::take(&mut p.lx.line_markers);
-    line_markers.sort_by_key(|m| m.offset);
     let info = ParseInfo {
         macro_args_used: p.lx.args_used,
         typedefs,
-        line_markers,
     };
     Ok((Program { items }, info))
 }
