@@ -13,8 +13,10 @@
 //! ```
 //!
 //! `args` is run by bash with `$DTRACE` (the binary) in front and `$T` naming the
-//! directory of trigger programs built from `tests/triggers/*.c`. Keys: `args`,
-//! `status`, `stdout`, `stderr`, `stdout-re`, `stderr-re`, `timeout` (seconds, default 30).
+//! directory of trigger programs built from `tests/triggers/*.c`; `sh` instead gives
+//! a whole bash command line (with `$DTRACE`, `$T`, and `$S` for `tests/e2e/scripts`). Keys: `args`,
+//! `status`, `stdout`, `stderr`, `stdout-re`, `stderr-re`, `stdout-has`/`stderr-has`
+//! (each line must appear somewhere), `timeout` (seconds, default 30).
 //! A block runs to the next key line; its lines are kept exactly.
 //! `E2E_FILTER=substr` runs only the matching cases.
 
@@ -26,22 +28,28 @@ use std::time::{Duration, Instant};
 
 const KEYS: &[&str] = &[
     "args:",
+    "sh:",
     "status:",
     "stdout:",
     "stderr:",
     "stdout-re:",
     "stderr-re:",
     "timeout:",
+    "stdout-has:",
+    "stderr-has:",
 ];
 
 #[derive(Default, Debug)]
 struct Case {
     args: String,
+    sh: bool,
     status: Option<i32>,
     stdout: Option<String>,
     stderr: Option<String>,
     stdout_re: Option<Vec<String>>,
     stderr_re: Option<Vec<String>>,
+    stdout_has: Option<Vec<String>>,
+    stderr_has: Option<Vec<String>>,
     timeout: u64,
 }
 
@@ -58,6 +66,8 @@ fn parse_case(text: &str) -> Result<Case, String> {
             "stderr:" => case.stderr = Some(block),
             "stdout-re:" => case.stdout_re = Some(lines.iter().map(|s| s.to_string()).collect()),
             "stderr-re:" => case.stderr_re = Some(lines.iter().map(|s| s.to_string()).collect()),
+            "stdout-has:" => case.stdout_has = Some(lines.iter().map(|s| s.to_string()).collect()),
+            "stderr-has:" => case.stderr_has = Some(lines.iter().map(|s| s.to_string()).collect()),
             _ => return Err(format!("unexpected block {key}")),
         }
         Ok(())
@@ -72,6 +82,10 @@ fn parse_case(text: &str) -> Result<Case, String> {
                 let rest = line[k.len()..].trim();
                 match k {
                     "args:" => case.args = rest.to_string(),
+                    "sh:" => {
+                        case.args = rest.to_string();
+                        case.sh = true;
+                    }
                     "status:" => {
                         case.status = Some(rest.parse().map_err(|_| format!("bad status {rest}"))?)
                     }
@@ -92,7 +106,7 @@ fn parse_case(text: &str) -> Result<Case, String> {
         finish(&mut case, pk, lines)?;
     }
     if case.args.is_empty() {
-        return Err("no args:".into());
+        return Err("no args: or sh:".into());
     }
     Ok(case)
 }
@@ -127,11 +141,17 @@ fn build_triggers() -> Result<PathBuf, String> {
 }
 
 fn run_case(case: &Case, triggers: &Path) -> Result<(), String> {
+    let script = if case.sh {
+        case.args.clone()
+    } else {
+        format!("exec \"$DTRACE\" {}", case.args)
+    };
     let mut child = Command::new("bash")
         .arg("-c")
-        .arg(format!("exec \"$DTRACE\" {}", case.args))
+        .arg(script)
         .env("DTRACE", env!("CARGO_BIN_EXE_dtrace"))
         .env("T", triggers)
+        .env("S", repo_root().join("tests/e2e/scripts"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -180,6 +200,16 @@ fn run_case(case: &Case, triggers: &Path) -> Result<(), String> {
         if let Some(res) = res {
             if let Err(e) = match_lines(res, got) {
                 errs.push(format!("{name}: {e}\n--- got\n{got}---"));
+            }
+        }
+    }
+    for (name, want, got) in [
+        ("stdout", &case.stdout_has, &stdout),
+        ("stderr", &case.stderr_has, &stderr),
+    ] {
+        for line in want.iter().flatten() {
+            if !got.lines().any(|l| l == line) {
+                errs.push(format!("{name} has no line {line:?}\n--- got\n{got}---"));
             }
         }
     }

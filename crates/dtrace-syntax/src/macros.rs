@@ -1,18 +1,15 @@
 //! Macro variables: `$0`..`$n` (command-line arguments), `$$n` (the same as
 //! strings) and named ones such as `$target`, `$pid`, `$uid`.
 //!
-//! In code, `$n` whose text is an integer becomes an integer constant; other
-//! text is re-read as D tokens (so `foo` is an identifier and `"foo"` a
-//! string), all carrying the span of the `$n` token. `$$n` is always a string.
+//! In code, `$n` expands to one token, read from the argument's text: `42`
+//! an integer (`-5` a negated one), `foo` an identifier, `"foo"` a string.
+//! The token carries the span of the `$n` token. `$$n` is always a string.
 //! In probe descriptions the text is pasted in (`pid$target`).
 
 use crate::diag::{Diagnostic, Tag};
 use crate::lexer::{is_ident_char, is_ident_start, Lexer};
 use crate::span::Span;
-use crate::token::{Mode, Tok, Token};
-
-/// At most this many tokens from one macro argument.
-const MAX_EXPANSION_TOKENS: usize = 4096;
+use crate::token::{Mode, Tok, Token, P};
 
 enum MacroRef<'t> {
     /// `$n`; `None` if the number does not fit in `usize`.
@@ -121,7 +118,9 @@ impl<'a> Lexer<'a> {
             };
             return Ok((vec![mk(zero, 0)], m.end));
         };
-        // Re-read the argument's text as D tokens (no further expansion).
+        // Re-read the argument's text as D tokens (no further expansion). The
+        // Guide: a macro expands to one token, an integer, identifier or
+        // string; a sign before an integer (`-5`) is also accepted.
         let mut sub = Lexer::new(&text, span.source, None);
         let mut out = Vec::new();
         let mut pos = 0;
@@ -131,29 +130,35 @@ impl<'a> Lexer<'a> {
                 d.with_note(format!("in the expansion of {} (\"{}\")", m.written, text))
             })?;
             pos = e;
-            for t in ts {
-                if t.kind == Tok::Eof {
-                    if out.is_empty() {
-                        return Err(Diagnostic::new(
-                            Tag::D_SYNTAX,
-                            span,
-                            format!("syntax error near \"{}\"", m.written),
-                        )
-                        .with_note(format!("macro argument {} is empty", m.written)));
-                    }
-                    return Ok((out, m.end));
-                }
-                if out.len() >= MAX_EXPANSION_TOKENS {
-                    return Err(Diagnostic::new(
-                        Tag::D_MACRO_OFLOW,
-                        span,
-                        format!("macro argument {} is too long", m.written),
-                    ));
-                }
-                let part = out.len().min(u16::MAX as usize) as u16;
-                out.push(mk(t.kind, part));
+            let Some(t) = ts.into_iter().next() else {
+                break;
+            };
+            if t.kind == Tok::Eof || out.len() > 2 {
+                break;
             }
+            out.push(t.kind);
         }
+        let ok = matches!(
+            out.as_slice(),
+            [_] | [Tok::P(P::Minus | P::Plus), Tok::Int { .. }]
+        );
+        if !ok {
+            return Err(Diagnostic::new(
+                Tag::D_SYNTAX,
+                span,
+                format!("syntax error near \"{}\"", m.written),
+            )
+            .with_note(format!(
+                "macro argument {} (\"{}\") is not an integer, identifier or string",
+                m.written, text
+            )));
+        }
+        let toks = out
+            .into_iter()
+            .enumerate()
+            .map(|(k, kind)| mk(kind, k as u16))
+            .collect();
+        Ok((toks, m.end))
     }
 
     /// A macro variable inside a probe description: its text, pasted.

@@ -193,6 +193,11 @@ fn pragmas_and_control_lines() {
         ok("BEGIN {\n#pragma D option quiet\n trace(1); }"),
         "(clause (\"BEGIN\") (call trace 1))\n(pragma \"option\" \"quiet\")"
     );
+    // A trailing comment is not part of a pragma; `# pragma` may have blanks.
+    assert_eq!(
+        ok("#pragma D option quiet /* shh */\n# pragma D option q2 // x\n"),
+        "(pragma \"option\" \"quiet\")\n(pragma \"option\" \"q2\")"
+    );
     // Indented control lines count; `#` in the middle of a line does not.
     assert_eq!(
         ok("  #pragma D option flowindent\n"),

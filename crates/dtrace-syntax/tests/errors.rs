@@ -39,6 +39,10 @@ fn syntax_errors() {
         ("BEGIN { if x; }", near("x"), "x"),
         ("BEGIN { if (x; }", near(";"), ";"),
         ("BEGIN { a ? b; }", near(";"), ";"),
+        // As in C, only a unary expression may be assigned to.
+        ("BEGIN { a + b = c; }", near("="), "="),
+        ("BEGIN { a ? b : c = d; }", near("="), "="),
+        ("BEGIN { x = a + b += c; }", near("+="), "+="),
         ("BEGIN { x = \"a\" \"b\"; }", near("\"b\""), "\"b\""),
         ("BEGIN { } }", near("}"), "}"),
         ("BEGIN { };", near(";"), ";"),
@@ -220,7 +224,7 @@ fn macro_errors() {
         (t, m.as_str(), u.as_str()),
         (D_SYNTAX, "syntax error near \"$1\"", "$1")
     );
-    // The expansion is re-read as tokens, each with the `$n` span.
+    // A macro expands to a single token.
     let (t, m, u) = err_with("BEGIN { x = $2; }", &o);
     assert_eq!(
         (t, m.as_str(), u.as_str()),

@@ -64,6 +64,7 @@ fn unary_and_postfix() {
         ("&a.b;", "(& (. a b))"),
         ("-x++;", "(- (post++ x))"),
         ("a.b.c;", "(. (. a b) c)"),
+        ("v->counter + a.string;", "(+ (-> v counter) (. a string))"),
         (
             "args[0]->f_path.dentry;",
             "(. (-> (index args 0) f_path) dentry)",

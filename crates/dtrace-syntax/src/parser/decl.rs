@@ -484,7 +484,7 @@ impl<'a> Parser<'a> {
         self.expect(P::LBrace)?;
         let mut members = Vec::new();
         while !self.eat(P::RBrace)? {
-            let (name, span) = self.expect_ident()?;
+            let (name, span) = self.expect_member_name()?;
             self.expect(P::Assign)?;
             let e = self.expr()?;
             self.expect(P::Semi)?;

@@ -386,7 +386,7 @@ impl<'a> Parser<'a> {
     #[inline(never)]
     fn member(&mut self, e: Expr, arrow: bool) -> Result<Expr, Diagnostic> {
         self.bump()?;
-        let (name, _) = self.expect_ident()?;
+        let (name, _) = self.expect_member_name()?;
         let span = self.span_from(e.span);
         Ok(Expr {
             kind: ExprKind::Member {
@@ -498,10 +498,10 @@ impl<'a> Parser<'a> {
         self.expect(P::LParen)?;
         let ty = self.type_name()?;
         self.expect(P::Comma)?;
-        let (mut member, _) = self.expect_ident()?;
+        let (mut member, _) = self.expect_member_name()?;
         while self.is_p(P::Dot)? {
             self.bump()?;
-            let (m, _) = self.expect_ident()?;
+            let (m, _) = self.expect_member_name()?;
             member.push('.');
             member.push_str(&m);
         }

@@ -244,6 +244,24 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// A struct or union member name after `.`, `->`, in `offsetof` or a
+    /// translator: D keywords are allowed (`atomic_t` has a `counter`).
+    pub(crate) fn expect_member_name(&mut self) -> Result<(String, Span), Diagnostic> {
+        let t = self.peek()?;
+        match t.kind {
+            Tok::Ident(name) if !name.contains('`') => {
+                self.bump()?;
+                Ok((name, t.span))
+            }
+            Tok::Kw(_) => {
+                self.bump()?;
+                let text = self.lx.text_of(t.span.lo as usize, t.span.hi as usize);
+                Ok((text.to_string(), t.span))
+            }
+            _ => Err(self.syntax_error(&t)),
+        }
+    }
+
     // ----- spans and errors ---------------------------------------------
 
     pub(crate) fn source(&self) -> SourceId {

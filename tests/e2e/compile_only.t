@@ -1,0 +1,4 @@
+# -e exits after compiling.
+args: -e -n 'BEGIN { exit(0); }'
+status: 0
+stdout:

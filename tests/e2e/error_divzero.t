@@ -1,0 +1,8 @@
+# A divide-by-zero faults the clause (DTrace's default ERROR message), later clauses still run.
+args: -qn 'BEGIN { x = 0; y = 1 / x; } BEGIN { printf("after\n"); exit(0); }'
+status: 0
+stdout:
+after
+
+stderr-re:
+dtrace: error on enabled probe ID 1 \(ID 1: dtrace:::BEGIN\): divide-by-zero in action #2 at DIF offset [0-9]+

@@ -1,0 +1,6 @@
+# C integer semantics: truncating division, signed shift, unsigned conversion, ternary.
+args: -qn 'BEGIN { printf("%d %d %d %d %u %d\n", -7 / 2, -7 % 2, 7 >> 1, -8 >> 1, (unsigned int)-1, 1 ? 2 : 3); exit(0); }'
+status: 0
+stdout:
+-3 -1 3 -4 4294967295 2
+

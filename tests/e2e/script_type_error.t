@@ -1,0 +1,6 @@
+# A type error in a script names the file and line.
+args: -s "$S/optype.d"
+status: 1
+stdout:
+stderr-re:
+dtrace: failed to compile script .*/optype\.d: line 3: operator \+ is not valid with operand of type string
