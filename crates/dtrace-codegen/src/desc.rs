@@ -165,6 +165,50 @@ pub enum ActionKind {
         format: Option<String>,
         aggs: Vec<u32>,
     },
+    /// `print(expr)`: one `Bytes` field holding the value, printed with its type.
+    Print { ty: PrintType },
+}
+
+/// A type as `print()` shows it: enough structure to print a value member by member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrintType {
+    /// An integer (also `char`, `_Bool`); `name` is the C spelling.
+    Int { name: String, size: u8, signed: bool },
+    /// A pointer: printed as `NULL` or in hex.
+    Pointer { name: String },
+    /// An enum: printed by enumerator name when one matches.
+    Enum {
+        name: String,
+        size: u8,
+        values: Vec<(String, i64)>,
+    },
+    /// A C array of `len` elements `stride` bytes apart.
+    Array {
+        name: String,
+        elem: Box<PrintType>,
+        len: u32,
+        stride: u32,
+    },
+    /// A struct or union.
+    Struct {
+        name: String,
+        members: Vec<PrintMember>,
+    },
+    /// A D string of at most `size` bytes.
+    String { size: u32 },
+    /// Anything print() does not decode (floats, functions): shown as raw bytes.
+    Opaque { name: String, size: u32 },
+}
+
+/// One member of a [`PrintType::Struct`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrintMember {
+    pub name: String,
+    /// Offset from the start of the struct, in bits.
+    pub bit_offset: u64,
+    /// Bitfield width; 0 when the member is not a bitfield.
+    pub bit_size: u32,
+    pub ty: PrintType,
 }
 
 /// One action of a clause.

@@ -219,6 +219,11 @@ impl Consumer {
                     }
                     printed.extend(ids.iter().copied());
                 }
+                ActionKind::Print { ty } => {
+                    if let Some(Value::Bytes(b)) = vals.first() {
+                        crate::print::print_value(ty, b, &mut buf);
+                    }
+                }
             }
         }
         if !quiet {

@@ -18,6 +18,7 @@
 pub mod aggregate;
 pub mod consume;
 pub mod options;
+pub mod print;
 pub mod printf;
 pub mod printf_check;
 pub mod quantize;
