@@ -6,6 +6,7 @@ mod header;
 mod output;
 mod run;
 mod targets;
+mod verbose;
 
 fn main() {
     // Arguments that are not valid UTF-8 are taken lossily: D programs, probe

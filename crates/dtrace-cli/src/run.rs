@@ -108,9 +108,6 @@ fn run(args: &Args) -> Result<i32, Fail> {
             "dtrace: -32 is not supported: D programs use the kernel's 64-bit data model",
         ));
     }
-    if args.preprocessor.enabled {
-        say("dtrace: warning: -C is not supported yet: scripts are compiled without the C preprocessor");
-    }
 
     let tracing = args.mode == Mode::Exec && !args.compile_only;
     // Block the signals before the library starts any thread, so that every
@@ -152,12 +149,17 @@ fn run(args: &Args) -> Result<i32, Fail> {
     }
 
     let vars = macro_vars(targets.target_pid());
+    dtrace.report_stability(args.verbose > 0);
     let mut programs = Vec::new();
     for loaded in &sources {
         let info = dtrace
             .compile(&loaded.source, &loaded.macro_args, &vars)
             .map_err(|e| compile_failure(&e, rich))?;
-        programs.push((loaded.description.clone(), info.matched));
+        programs.push(Program {
+            description: loaded.description.clone(),
+            matched: info.matched,
+            stability: info.stability,
+        });
         if let Some(s) = &signals {
             check_interrupted(s)?;
         }
@@ -173,7 +175,15 @@ fn run(args: &Args) -> Result<i32, Fail> {
     }
 
     let (Some(signals), true) = (signals, tracing) else {
-        return Ok(0); // -e: compiled, nothing enabled
+        // -e: compiled, nothing enabled; -v reports every description.
+        if args.mode == Mode::Exec && args.verbose > 0 {
+            let mut out = Output::open(args.output.as_deref()).map_err(Fail::error)?;
+            for p in &programs {
+                let _ = out.write_all(p.report(true).as_bytes());
+            }
+            out.check().map_err(Fail::error)?;
+        }
+        return Ok(0);
     };
     trace(dtrace, args, &programs, targets, &signals)
 }
@@ -217,11 +227,48 @@ fn apply_options(dtrace: &mut Dtrace, args: &Args) -> Result<(), Fail> {
             .set_opt(&s.name, s.value.as_deref())
             .map_err(|e| Fail::error(format!("dtrace: failed to set {}: {}", s.origin, e.0)))?;
     }
+    // -C -D -U -I -H, under libdtrace's option names.
+    let pp = &args.preprocessor;
+    let mut cpp: Vec<(&str, Option<&str>)> = Vec::new();
+    if pp.enabled {
+        cpp.push(("cpp", None));
+    }
+    cpp.extend(pp.defines.iter().map(|d| ("define", Some(d.as_str()))));
+    cpp.extend(pp.undefines.iter().map(|u| ("undef", Some(u.as_str()))));
+    cpp.extend(pp.include_dirs.iter().map(|i| ("incdir", Some(i.as_str()))));
+    if pp.print_includes {
+        cpp.push(("cpphdrs", None));
+    }
+    for (name, value) in cpp {
+        dtrace
+            .set_opt(name, value)
+            .map_err(|e| Fail::error(format!("dtrace: failed to set -x {name}: {}", e.0)))?;
+    }
     // -l implies -Z: listing a description that matches nothing is not an error.
     if args.mode == Mode::List && !args.zdefs {
         let _ = dtrace.set_opt("zdefs", None);
     }
     Ok(())
+}
+
+/// A compiled program: how dtrace names it, what it matched, and (with `-v`)
+/// its stability report.
+struct Program {
+    /// ("description", "BEGIN ") or ("script", "x.d").
+    description: (&'static str, String),
+    matched: usize,
+    stability: Option<dtrace::StabilityReport>,
+}
+
+impl Program {
+    /// `-v`'s "Stability attributes for ..." text ("" without `-v`).
+    fn report(&self, compile_only: bool) -> String {
+        let (what, name) = &self.description;
+        match &self.stability {
+            Some(r) => crate::verbose::program_report(what, name, r, compile_only),
+            None => String::new(),
+        }
+    }
 }
 
 /// A source ready to compile, and how dtrace names it in messages.
@@ -282,11 +329,17 @@ pub fn spec_name(text: &str) -> &str {
     }
 }
 
-/// `$target` (0 without -c/-p) and the identity of this process.
+/// `$target` (0 without -c/-p) and the identity of this process: `$pid $ppid
+/// $uid $gid $euid $egid $sid $pgid`. Linux has no Solaris projects or tasks;
+/// `$projid` and `$taskid` are defined as 0 so that scripts written for Solaris
+/// still compile. Any other `$name` is an error (D_MACRO_UNDEF) unless
+/// `-xdefaultargs`, which makes it 0 (or "" as `$$name`).
 fn macro_vars(target: Option<i32>) -> HashMap<String, String> {
     let ids = ProcessIds::current();
     let mut vars = HashMap::new();
     vars.insert("target".to_string(), target.unwrap_or(0).to_string());
+    vars.insert("projid".to_string(), "0".to_string());
+    vars.insert("taskid".to_string(), "0".to_string());
     for (name, value) in [
         ("pid", ids.pid),
         ("ppid", ids.ppid),
@@ -349,6 +402,13 @@ fn list(dtrace: &mut Dtrace, args: &Args, sources: &[Loaded], rich: bool) -> Res
     }
     for row in &rows {
         text.push_str(&listing_row(row));
+        if args.verbose > 0 {
+            text.push_str(&crate::verbose::probe_info(
+                row.attr,
+                row.arg_attr,
+                &row.arg_types,
+            ));
+        }
     }
     let _ = out.write_all(text.as_bytes());
     out.check().map_err(Fail::error)?;
@@ -373,7 +433,7 @@ pub fn listing_row(p: &ProbeListing) -> String {
 fn trace(
     dtrace: Dtrace,
     args: &Args,
-    programs: &[((&'static str, String), usize)],
+    programs: &[Program],
     mut targets: Targets,
     signals: &SignalFd,
 ) -> Result<i32, Fail> {
@@ -394,11 +454,13 @@ fn trace(
         }
     };
     let mut total = 0usize;
-    for ((desc, name), matched) in programs {
+    for p in programs {
+        let ((desc, name), matched) = (&p.description, p.matched);
         notice(&format!(
             "{desc} '{name}' matched {matched} probe{}",
-            if *matched == 1 { "" } else { "s" }
+            if matched == 1 { "" } else { "s" }
         ));
+        let _ = out.write_all(p.report(false).as_bytes());
         total += matched;
     }
     if total == 0 && !zdefs {
@@ -570,6 +632,9 @@ mod tests {
             module: String::new(),
             function: String::new(),
             name: "BEGIN".into(),
+            attr: dtrace::Attr::STABLE,
+            arg_attr: dtrace::Attr::STABLE,
+            arg_types: Vec::new(),
         };
         assert_eq!(
             listing_row(&row),
@@ -585,7 +650,9 @@ mod tests {
             vars.get("pid").map(String::as_str),
             Some(std::process::id().to_string().as_str())
         );
-        for name in ["ppid", "uid", "gid", "euid", "egid", "sid", "pgid"] {
+        for name in [
+            "ppid", "uid", "gid", "euid", "egid", "sid", "pgid", "projid", "taskid",
+        ] {
             assert!(vars.contains_key(name), "{name}");
         }
         assert_eq!(

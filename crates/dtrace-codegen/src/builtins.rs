@@ -15,6 +15,12 @@ impl<'a> Gen<'a> {
                 self.dctx_ptr(Reg::R1, off);
                 self.a.emit(Insn::mov64_imm(Reg::R2, 16));
                 self.a.call_helper(helper::GET_CURRENT_COMM);
+                // strsize below the comm size truncates (the NUL at strsize - 1).
+                let keep = self.opts.strsize.clamp(1, 16);
+                for i in (keep - 1)..16 {
+                    self.a
+                        .emit(Insn::st_mem(Size::B, DCTX, (off + i) as i16, 0));
+                }
                 let d = self.alloc(true);
                 let w = self.work_reg(d, Reg::R0);
                 self.dctx_ptr(w, off);
@@ -71,6 +77,10 @@ impl<'a> Gen<'a> {
                 self.a.call_helper(helper::PROBE_READ_KERNEL);
                 self.a
                     .emit(Insn::ldx_memsx(Size::W, w, Reg::FP, FP_SCRATCH));
+            }
+            Builtin::Curthread => {
+                self.a.call_helper(helper::GET_CURRENT_TASK);
+                self.a.emit(Insn::mov64_reg(w, Reg::R0));
             }
             Builtin::Cpu => {
                 self.a.call_helper(helper::GET_SMP_PROCESSOR_ID);

@@ -173,7 +173,11 @@ pub enum ActionKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PrintType {
     /// An integer (also `char`, `_Bool`); `name` is the C spelling.
-    Int { name: String, size: u8, signed: bool },
+    Int {
+        name: String,
+        size: u8,
+        signed: bool,
+    },
     /// A pointer: printed as `NULL` or in hex.
     Pointer { name: String },
     /// An enum: printed by enumerator name when one matches.

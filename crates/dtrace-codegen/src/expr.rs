@@ -60,7 +60,9 @@ impl<'a> Gen<'a> {
             TExprKind::ArrayGet { array, keys } => self.array_get(*array, keys, &e.ty),
             TExprKind::Convert(x) => {
                 let v = self.expr(x);
-                if let (Ty::Int { size, signed, .. }, Ty::Int { .. }) = (e.ty, x.ty) {
+                if let (Ty::Int { size, signed, .. }, Ty::Int { .. } | Ty::Ptr { .. }) =
+                    (e.ty, x.ty)
+                {
                     let r = self.get(v, Reg::R0);
                     let w = self.work_reg(v, Reg::R0);
                     if r != w {
@@ -226,7 +228,20 @@ impl<'a> Gen<'a> {
                 self.expr(r)
             }
             TExprKind::Assign { lv, op, rhs } => self.assign(lv, op.as_ref(), rhs, &e.ty),
-            TExprKind::IncDec { lv, inc, post } => self.incdec(lv, *inc, *post, &e.ty),
+            TExprKind::IncDec {
+                lv,
+                inc,
+                post,
+                step,
+            } => self.incdec(lv, *inc, *post, *step, &e.ty),
+            TExprKind::Load(addr) => self.load(addr, &e.ty),
+            TExprKind::LoadBits {
+                addr,
+                size,
+                shift,
+                width,
+            } => self.load_bits(addr, *size, *shift, *width, &e.ty),
+            TExprKind::KStr { addr, max } => self.kstr(addr, *max, &e.ty),
         }
     }
 

@@ -175,6 +175,19 @@ impl<'a> Gen<'a> {
 
     /// Jump to the fault path with `kind` unless `if reg op imm` holds.
     pub fn fault_unless(&mut self, op: JmpOp, reg: Reg, imm: i32, kind: FaultKind) {
+        self.fault_unless_at(op, reg, imm, kind, false);
+    }
+
+    /// As [`Gen::fault_unless`]; with `addr_stored`, the faulting address was already
+    /// written to dctx's fault-address slot (see [`Gen::stash_fault_addr`]).
+    pub fn fault_unless_at(
+        &mut self,
+        op: JmpOp,
+        reg: Reg,
+        imm: i32,
+        kind: FaultKind,
+        addr_stored: bool,
+    ) {
         let ok = self.a.label();
         self.a.jmp_imm(op, reg, imm, ok);
         let pc = (self.a.pc() - self.start_pc) as i32;
@@ -192,8 +205,10 @@ impl<'a> Gen<'a> {
             layout::D_FAULT_ACTION,
             self.stmt_no as i32,
         ));
-        self.a
-            .emit(Insn::st_mem(Size::DW, DCTX, layout::D_FAULT_ADDR, 0));
+        if !addr_stored {
+            self.a
+                .emit(Insn::st_mem(Size::DW, DCTX, layout::D_FAULT_ADDR, 0));
+        }
         let target = if self.in_body {
             self.fault_body
         } else {
@@ -201,6 +216,12 @@ impl<'a> Gen<'a> {
         };
         self.a.ja(target);
         self.a.bind(ok);
+    }
+
+    /// Remember `addr` as the address a following memory access may fault on.
+    pub fn stash_fault_addr(&mut self, addr: Reg) {
+        self.a
+            .emit(Insn::stx_mem(Size::DW, DCTX, addr, layout::D_FAULT_ADDR));
     }
 
     /// `drops[slot] += 1` (clobbers r0-r5).

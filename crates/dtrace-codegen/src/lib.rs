@@ -8,6 +8,11 @@
 //!
 //! Architecture invariant: `compile` never fails on a program sema accepted.
 //!
+//! Kernel memory (`memory.rs`): every read is `bpf_probe_read_kernel` (`_str` for
+//! strings) into the frame scratch slot, a string temporary or the record; a failed
+//! read stores the address in dctx and takes the clause's fault path (kind
+//! `BadAddr`), so the fault record carries the address.
+//!
 //! ## Runtime contract
 //! 1. Create every [`MapSpec`] in order (indices are what instructions refer to),
 //!    write its `initial` entries, freeze it if `freeze`.
@@ -33,6 +38,7 @@ mod expr;
 mod gen;
 pub mod layout;
 mod link;
+mod memory;
 mod record;
 mod strings;
 mod trampoline;

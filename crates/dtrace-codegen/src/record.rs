@@ -12,6 +12,8 @@ pub fn value_type(t: &Ty) -> ValueType {
             signed: *signed,
         },
         Ty::Str { cap } => ValueType::String { size: *cap },
+        Ty::Ptr { .. } => ValueType::Pointer,
+        Ty::Agg { size, .. } => ValueType::Bytes { size: *size },
         Ty::Void => ValueType::Bytes { size: 0 },
     }
 }

@@ -306,7 +306,7 @@ impl<'a> Gen<'a> {
         self.put(v, w);
     }
 
-    pub fn incdec(&mut self, lv: &LValue, inc: bool, post: bool, ty: &Ty) -> Val {
+    pub fn incdec(&mut self, lv: &LValue, inc: bool, post: bool, step: u32, ty: &Ty) -> Val {
         let keyvals = self.lv_keys(lv);
         let cur = self.read_lv(lv, &keyvals, ty);
         let old = if post {
@@ -322,8 +322,11 @@ impl<'a> Gen<'a> {
         if r != w {
             self.a.emit(Insn::mov64_reg(w, r));
         }
-        self.a
-            .emit(Insn::alu64_imm(AluOp::Add, w, if inc { 1 } else { -1 }));
+        self.a.emit(Insn::alu64_imm(
+            AluOp::Add,
+            w,
+            if inc { step as i32 } else { -(step as i32) },
+        ));
         let (size, signed) = int_parts(ty);
         crate::gen::normalize(&mut self.a, w, size, signed);
         self.put(cur, w);

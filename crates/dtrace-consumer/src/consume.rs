@@ -194,6 +194,9 @@ impl Consumer {
         let epid = header.epid;
         let mut printed = Vec::new();
         for (i, (a, vals)) in epd.actions.iter().zip(values.iter()).enumerate() {
+            if !action_ran(header.flags, i) {
+                continue;
+            }
             match &a.kind {
                 ActionKind::Trace => {
                     for v in vals {
@@ -261,6 +264,15 @@ impl Consumer {
         out.write_all(&buf)?;
         Ok(())
     }
+}
+
+/// Whether action `i` of a record ran: with the header's valid bit set, bit `i`
+/// (for `i < 31`) says so; records without it ran every action.
+fn action_ran(flags: u32, i: usize) -> bool {
+    if flags & dtrace_codegen::RECORD_FLAGS_VALID == 0 || i >= 31 {
+        return true;
+    }
+    flags & (1 << i) != 0
 }
 
 fn lookup_format(

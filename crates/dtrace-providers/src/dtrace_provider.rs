@@ -10,6 +10,10 @@ impl Provider for DtraceProvider {
         "dtrace"
     }
 
+    fn attributes(&self) -> crate::ProviderAttrs {
+        crate::stability::DTRACE
+    }
+
     fn list(&self) -> Vec<ProbeTemplate> {
         let mk = |name: &str, kind| ProbeTemplate {
             module: String::new(),

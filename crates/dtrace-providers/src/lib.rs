@@ -9,10 +9,12 @@ pub mod attach;
 pub mod dtrace_provider;
 pub mod pdesc;
 pub mod profile;
+pub mod stability;
 pub mod syscall;
 pub mod syscalls_x86_64;
 
 pub use pdesc::{glob, DescError, ProbeDesc};
+pub use stability::{Attr, DepClass, ProviderAttrs, Stability};
 
 use dtrace_sema::{ProbeInfo, ProbeKind};
 
@@ -29,6 +31,8 @@ pub struct ProbeTemplate {
 /// The provider operations (as libdtrace's provider ops table).
 pub trait Provider {
     fn name(&self) -> &'static str;
+    /// The provider's stability attributes (its chapter's "Stability" table).
+    fn attributes(&self) -> ProviderAttrs;
     /// Every probe listed by `dtrace -l`.
     fn list(&self) -> Vec<ProbeTemplate>;
     /// A probe made on demand for an exact (glob-free) description, e.g. `tick-7ms`.
@@ -83,6 +87,14 @@ impl Catalog {
         };
         self.probes.push(info.clone());
         info
+    }
+
+    /// The attributes of the provider named `provider`, if there is one.
+    pub fn attributes(&self, provider: &str) -> Option<ProviderAttrs> {
+        self.providers
+            .iter()
+            .find(|p| p.name() == provider)
+            .map(|p| p.attributes())
     }
 
     /// Every probe known so far, by ID.
@@ -161,5 +173,9 @@ mod tests {
         assert!(c
             .matches(&ProbeDesc::parse("profile:::tick-1ns").unwrap())
             .is_empty());
+        assert_eq!(c.attributes("syscall"), Some(stability::SYSCALL));
+        assert_eq!(c.attributes("dtrace"), Some(stability::DTRACE));
+        assert_eq!(c.attributes("profile"), Some(stability::PROFILE));
+        assert_eq!(c.attributes("nosuch"), None);
     }
 }

@@ -32,6 +32,10 @@ impl Provider for ProfileProvider {
         "profile"
     }
 
+    fn attributes(&self) -> crate::ProviderAttrs {
+        crate::stability::PROFILE
+    }
+
     fn list(&self) -> Vec<ProbeTemplate> {
         LISTED.iter().filter_map(|n| template(n)).collect()
     }

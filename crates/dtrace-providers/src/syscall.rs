@@ -13,6 +13,10 @@ impl Provider for SyscallProvider {
         "syscall"
     }
 
+    fn attributes(&self) -> crate::ProviderAttrs {
+        crate::stability::SYSCALL
+    }
+
     fn list(&self) -> Vec<ProbeTemplate> {
         let mut v = Vec::with_capacity(SYSCALLS_X86_64.len() * 2);
         for &(nr, name) in SYSCALLS_X86_64 {

@@ -1,6 +1,7 @@
 //! Creating maps and loading programs.
 
 use crate::error::RuntimeError;
+use dtrace_bpf::{Insn, Reg, Size};
 use dtrace_codegen::{BpfProgram, MapKind, MapSpec, RelocKind};
 use dtrace_sys::{map, MapFd, MapType, ProgFd, ProgSpec, ProgType, SysRef, UpdateFlags};
 use std::os::fd::AsRawFd;
@@ -74,6 +75,9 @@ pub fn load_program(
             }
         }
     }
+    if let Some(clause) = reject_clause_for_tests() {
+        sabotage_clause(prog, &mut insns, clause);
+    }
     let fds: Vec<i32> = maps.iter().map(|m| m.as_raw_fd()).collect();
     let prog_type = match prog.prog_type {
         dtrace_codegen::ProgType::RawTracepoint => ProgType::RawTracepoint,
@@ -100,6 +104,39 @@ pub fn load_program(
             log,
         }
     })
+}
+
+/// Test-only, hidden: `DTRACE_TEST_REJECT_CLAUSE=N` makes the verifier reject
+/// clause N (1-based, as error messages count) so tests can check how a verifier
+/// rejection is reported (the clause named, `-x verbose` showing the log). No D
+/// program is known that our code generator turns into a rejected program, so
+/// this is the only way to exercise that path end to end. Documented in
+/// docs/PERFORMANCE.md ("Test hooks").
+pub const REJECT_CLAUSE_ENV: &str = "DTRACE_TEST_REJECT_CLAUSE";
+
+fn reject_clause_for_tests() -> Option<u32> {
+    let v = std::env::var(REJECT_CLAUSE_ENV).ok()?;
+    v.trim().parse::<u32>().ok()?.checked_sub(1)
+}
+
+/// Replace the first whole instruction of clause `clause` (0-based) in `insns`
+/// with a read at the frame pointer itself, which the verifier always refuses
+/// ("invalid read from stack"). Programs without that clause are left alone.
+pub fn sabotage_clause(prog: &BpfProgram, insns: &mut [Insn], clause: u32) {
+    let Some((range, _, _)) = prog.clause_ranges.iter().find(|(_, c, _)| *c == clause) else {
+        return;
+    };
+    let mut i = range.start;
+    while i < range.end {
+        match insns.get_mut(i) {
+            Some(insn) if insn.is_ld_imm64() => i += 2,
+            Some(insn) => {
+                *insn = Insn::ldx_mem(Size::DW, Reg::R0, Reg::R10, 0);
+                return;
+            }
+            None => return,
+        }
+    }
 }
 
 /// From a verifier log: the index of the last instruction it was checking and the

@@ -65,6 +65,16 @@ impl<'a> Checker<'a> {
                         "trace( ) may not be applied to a void expression",
                     ));
                 }
+                if let Ty::Agg { size: 0, .. } = v.ty {
+                    return Err(Diagnostic::new(
+                        Tag::D_DECL_INCOMPLETE,
+                        v.span,
+                        format!(
+                            "trace( ) cannot record an object of incomplete type {}",
+                            self.name(&v.ty)
+                        ),
+                    ));
+                }
                 Ok(TStmt::Trace { value: v })
             }
             "exit" => {
@@ -98,7 +108,7 @@ impl<'a> Checker<'a> {
                     let t = self.expr(a)?;
                     targs.push(t);
                 }
-                self.check_printf(func, fmt, first.span, &targs, span)?;
+                self.check_printf(func, fmt, first.span, &mut targs, span)?;
                 Ok(TStmt::Printf {
                     format: String::from_utf8_lossy(fmt).into_owned(),
                     args: targs,

@@ -6,6 +6,7 @@
 use crate::ir::*;
 use crate::options::CompileOptions;
 use crate::probe::ProbeInfo;
+use crate::symbols::{KernelSymbols, NoSymbols};
 use crate::types::{type_name, BaseTypes};
 use dtrace_ctypes::TypeTable;
 use dtrace_syntax::ast;
@@ -36,6 +37,12 @@ pub(crate) struct Checker<'a> {
     pub probes: Vec<ProbeInfo>,
     pub args_used: u16,
     pub depth: u32,
+    /// Kernel symbol addresses (backquoted names without a BTF placement).
+    pub syms: &'a dyn KernelSymbols,
+    /// `inline` definitions by name.
+    pub inlines: HashMap<String, crate::decl::Inline>,
+    /// `curthread`'s type, once asked for (imports `struct task_struct`).
+    pub curthread: Option<Ty>,
 }
 
 /// Type-check a program. `probes[i]` are the probes clause `i` (in program order,
@@ -45,6 +52,17 @@ pub fn check(
     probes: &[Vec<ProbeInfo>],
     types: &mut TypeTable,
     opts: &CompileOptions,
+) -> Result<TypedProgram, Diagnostic> {
+    check_with(program, probes, types, opts, &NoSymbols)
+}
+
+/// [`check`], resolving backquoted kernel symbols through `syms`.
+pub fn check_with(
+    program: &ast::Program,
+    probes: &[Vec<ProbeInfo>],
+    types: &mut TypeTable,
+    opts: &CompileOptions,
+    syms: &dyn KernelSymbols,
 ) -> Result<TypedProgram, Diagnostic> {
     let b = BaseTypes::new(types);
     let mut c = Checker {
@@ -62,6 +80,9 @@ pub fn check(
         probes: Vec::new(),
         args_used: 0,
         depth: 0,
+        syms,
+        inlines: HashMap::new(),
+        curthread: None,
     };
     let mut index = 0u32;
     for item in &program.items {
@@ -74,11 +95,8 @@ pub fn check(
             }
             ast::Item::Pragma(_) => {}
             ast::Item::Decl(d) => {
-                return Err(Diagnostic::new(
-                    Tag::D_DECL_USELESS,
-                    d.span,
-                    "declarations are not supported yet",
-                ))
+                c.probes = Vec::new();
+                c.declaration(d)?;
             }
             ast::Item::Translator(t) => {
                 return Err(Diagnostic::new(
@@ -106,7 +124,8 @@ impl<'a> Checker<'a> {
         let predicate = match &cl.predicate {
             Some(p) => {
                 let e = self.expr(p)?;
-                if !(e.ty.is_int() || e.ty.is_str()) {
+                let e = self.testable(e);
+                if !e.ty.is_testable() {
                     return Err(Diagnostic::new(
                         Tag::D_PRED_SCALAR,
                         p.span,
@@ -155,7 +174,8 @@ impl<'a> Checker<'a> {
                 cond, then, els, ..
             } => {
                 let c = self.expr(cond)?;
-                if !(c.ty.is_int() || c.ty.is_str()) {
+                let c = self.testable(c);
+                if !c.ty.is_testable() {
                     return Err(Diagnostic::new(
                         Tag::D_IF_SCALAR,
                         cond.span,
@@ -195,7 +215,7 @@ impl<'a> Checker<'a> {
 
     /// Intern a string literal; returns its id and capacity.
     pub(crate) fn intern(&mut self, s: &[u8]) -> (u32, u32) {
-        let max = (self.opts.str_cap() as usize).saturating_sub(1);
+        let max = (self.opts.strsize.clamp(1, 1 << 16) as usize).saturating_sub(1);
         let s: Vec<u8> = s
             .iter()
             .copied()
@@ -210,6 +230,15 @@ impl<'a> Checker<'a> {
         self.out.strings.push(s.clone());
         self.strings.insert(s, id);
         (id, cap)
+    }
+
+    /// A value tested for truth: `char` arrays read as strings, other arrays
+    /// decay to (non-null) pointers.
+    pub(crate) fn testable(&mut self, e: TExpr) -> TExpr {
+        match self.string_of(e) {
+            Ok(s) => s,
+            Err(e) => self.decay(e),
+        }
     }
 
     pub(crate) fn name(&self, t: &Ty) -> String {

@@ -156,83 +156,56 @@ impl<'a> Checker<'a> {
             K::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, span),
             K::Assign { op, lhs, rhs } => self.assign(*op, lhs, rhs, span),
             K::Ternary { cond, then, els } => self.ternary(cond, then, els, span),
-            K::Cast { ty, expr } => {
-                let target = self.type_name_int(ty)?;
-                let v = self.expr(expr)?;
-                if !v.ty.is_int() {
-                    return Err(Diagnostic::new(
-                        Tag::D_CAST_INVAL,
-                        span,
-                        format!(
-                            "invalid cast expression: \"{}\" to \"{}\"",
-                            self.name(&v.ty),
-                            self.name(&target)
-                        ),
-                    ));
-                }
-                let mut c = convert(v, target);
-                c.span = span;
-                Ok(c)
-            }
-            K::SizeofType(tn) => {
-                let t = self.type_name_int(tn)?;
-                Ok(mk(TExprKind::Int(t.size() as i64), self.b.ulong, span))
-            }
-            K::SizeofExpr(x) => {
-                let v = self.expr(x)?;
-                Ok(mk(TExprKind::Int(v.ty.size() as i64), self.b.ulong, span))
-            }
-            K::Member { .. }
-            | K::Offsetof { .. }
-            | K::Stringof(_)
-            | K::Xlate { .. } => Err(Diagnostic::new(
-                Tag::D_OP_SOU,
+            K::Cast { ty, expr } => self.cast(ty, expr, span),
+            K::SizeofType(tn) => self.sizeof_type(tn, span),
+            K::SizeofExpr(x) => self.sizeof_expr(x, span),
+            K::Member { base, name, arrow } => self.member(base, name, *arrow, span),
+            K::Offsetof { ty, member } => self.offsetof(ty, member, span),
+            K::Stringof(x) => self.stringof(x, span),
+            K::Xlate { .. } => Err(Diagnostic::new(
+                Tag::D_XLATE_NONE,
                 span,
-                "this expression form is not supported yet (structs, pointers and translators come later)",
+                "translators are not supported yet",
             )),
         }
     }
 
-    /// An integer type name in a cast or sizeof.
-    fn type_name_int(&mut self, tn: &ast::TypeName) -> R<Ty> {
-        let name = match (&tn.spec.base, &tn.decl) {
-            (ast::BaseType::Keywords(k), ast::Declarator::Abstract) => canonical_int_name(k),
-            (ast::BaseType::Named(n), ast::Declarator::Abstract) => n.clone(),
-            _ => String::new(),
-        };
-        if name == "string" {
-            return Ok(Ty::Str {
-                cap: self.opts.str_cap(),
-            });
-        }
-        let id = self.types.lookup(&name);
-        let ty = id.and_then(|id| match self.types.kind(self.types.resolve(id)) {
-            dtrace_ctypes::TypeKind::Int { size, signed, .. } => Some(Ty::Int {
-                size: *size as u8,
-                signed: *signed,
-                id,
-            }),
-            _ => None,
-        });
-        ty.ok_or_else(|| {
-            Diagnostic::new(
-                Tag::D_UNKNOWN_TYPE,
-                tn.span,
-                format!("type is not supported yet: {name}"),
-            )
-        })
-    }
-
     fn ident(&mut self, name: &str, span: Span) -> R<TExpr> {
+        if name == "curthread" {
+            let ty = self.curthread_ty();
+            return Ok(mk(TExprKind::Builtin(Builtin::Curthread), ty, span));
+        }
         if let Some((b, ty)) = self.builtin(name) {
             if let Builtin::Arg(n) = b {
                 self.args_used |= 1 << n;
             }
             return Ok(mk(TExprKind::Builtin(b), ty, span));
         }
+        if let Some(r) = self.inline_use(name, span) {
+            return r;
+        }
         if let Some(id) = self.globals.get(name) {
             let ty = self.out.globals[*id as usize].ty;
             return Ok(mk(TExprKind::Var(VarRef::Global(*id)), ty, span));
+        }
+        if name.contains('`') {
+            return self.kernel_symbol(name, span);
+        }
+        if name == "NULL" {
+            // D's null pointer constant, `(void *)0`.
+            let p = self.types.pointer_to(self.b.void_id);
+            return Ok(mk(TExprKind::Int(0), Ty::Ptr { id: p }, span));
+        }
+        let constant = match self.types.lookup_constant(name) {
+            Some(c) => Some(c),
+            None => self.types.enum_constant(None, name),
+        };
+        if let Some((id, v)) = constant {
+            let ty = match self.value_ty(id) {
+                t @ Ty::Int { .. } => t,
+                _ => self.b.int,
+            };
+            return Ok(mk(TExprKind::Int(normalize(v, &ty)), ty, span));
         }
         Err(undefined(name, span))
     }
@@ -262,6 +235,8 @@ impl<'a> Checker<'a> {
             "id" => (Builtin::Id, b.uint_t),
             "epid" => (Builtin::Epid, b.uint_t),
             "errno" => (Builtin::Errno, b.int),
+            // Typed by `ident` (its type needs kernel BTF); here for writability.
+            "curthread" => (Builtin::Curthread, b.ulong),
             _ => {
                 let n = name.strip_prefix("arg")?;
                 let n: u8 = n.parse().ok()?;
@@ -280,17 +255,31 @@ impl<'a> Checker<'a> {
                     UnOp::PreInc | UnOp::PostInc => "++",
                     _ => "--",
                 };
-                let (lv, ty) = self.lvalue_existing(x, sym)?;
-                if !ty.is_int() {
-                    return Err(Diagnostic::new(
-                        Tag::D_OP_SCALAR,
-                        span,
-                        format!("operator {sym} requires operand of scalar type"),
-                    ));
-                }
+                let (lv, ty) = self.lvalue_rmw(x, sym)?;
+                let step = match ty {
+                    Ty::Int { .. } => 1,
+                    Ty::Ptr { id } => self.pointee(id).map(|t| self.elem_size(t)).unwrap_or(1),
+                    _ => {
+                        return Err(Diagnostic::new(
+                            Tag::D_OP_SCALAR,
+                            span,
+                            format!("operator {sym} requires operand of scalar type"),
+                        ))
+                    }
+                };
                 let inc = matches!(op, UnOp::PreInc | UnOp::PostInc);
                 let post = matches!(op, UnOp::PostInc | UnOp::PostDec);
-                Ok(mk(TExprKind::IncDec { lv, inc, post }, ty, span))
+                let step = step.min(i32::MAX as u64) as u32;
+                Ok(mk(
+                    TExprKind::IncDec {
+                        lv,
+                        inc,
+                        post,
+                        step,
+                    },
+                    ty,
+                    span,
+                ))
             }
             UnOp::Neg | UnOp::Plus => {
                 let v = self.expr(x)?;
@@ -334,7 +323,8 @@ impl<'a> Checker<'a> {
             }
             UnOp::Not => {
                 let v = self.expr(x)?;
-                if !(v.ty.is_int() || v.ty.is_str()) {
+                let v = self.testable(v);
+                if !v.ty.is_testable() {
                     return Err(Diagnostic::new(
                         Tag::D_OP_SCALAR,
                         span,
@@ -346,14 +336,8 @@ impl<'a> Checker<'a> {
                 }
                 Ok(mk(TExprKind::LogNot(Box::new(v)), self.b.int, span))
             }
-            UnOp::Deref | UnOp::AddrOf => Err(Diagnostic::new(
-                Tag::D_DEREF_NONPTR,
-                span,
-                format!(
-                    "operator {} is not supported yet (pointers come later)",
-                    if op == UnOp::Deref { "*" } else { "&" }
-                ),
-            )),
+            UnOp::Deref => self.deref(x, span),
+            UnOp::AddrOf => self.addr_of(x, span),
         }
     }
 
@@ -371,6 +355,33 @@ impl<'a> Checker<'a> {
             return self.arith(aop, sym, a, b, span);
         }
         if let Some(cop) = cmp_op(op) {
+            // A string against a char array or pointer compares strings.
+            let (a, b) = if a.ty.is_str() || b.ty.is_str() {
+                let a = self.string_of(a).unwrap_or_else(|e| e);
+                let b = self.string_of(b).unwrap_or_else(|e| e);
+                (a, b)
+            } else {
+                (self.decay(a), self.decay(b))
+            };
+            if (a.ty.is_ptr() || b.ty.is_ptr()) && a.ty.is_int_or_ptr() && b.ty.is_int_or_ptr() {
+                let u = self.b.ulong;
+                let a = if a.ty.is_ptr() {
+                    crate::ptr::retype(a, u)
+                } else {
+                    convert(a, u)
+                };
+                let b = if b.ty.is_ptr() {
+                    crate::ptr::retype(b, u)
+                } else {
+                    convert(b, u)
+                };
+                let k = TExprKind::Cmp {
+                    op: cop,
+                    lhs: Box::new(a),
+                    rhs: Box::new(b),
+                };
+                return Ok(mk(k, self.b.int, span));
+            }
             if a.ty.is_int() && b.ty.is_int() {
                 let ty = self.b.usual(a.ty, b.ty);
                 let (a, b) = (convert(a, ty), convert(b, ty));
@@ -405,8 +416,9 @@ impl<'a> Checker<'a> {
             BinOp::LogOr => LogicOp::Or,
             _ => LogicOp::Xor,
         };
-        let scalar = |t: &Ty| t.is_int() || t.is_str();
-        if !scalar(&a.ty) || !scalar(&b.ty) {
+        let a = self.testable(a);
+        let b = self.testable(b);
+        if !a.ty.is_testable() || !b.ty.is_testable() {
             return Err(Diagnostic::new(
                 Tag::D_OP_SCALAR,
                 span,
@@ -443,6 +455,18 @@ impl<'a> Checker<'a> {
         b: TExpr,
         span: Span,
     ) -> R<TExpr> {
+        let a = self.decay(a);
+        let b = self.decay(b);
+        if a.ty.is_str() || b.ty.is_str() {
+            return Err(Diagnostic::new(
+                Tag::D_OP_ARITH,
+                span,
+                format!("operator {sym} is not valid with operand of type string"),
+            ));
+        }
+        if a.ty.is_ptr() || b.ty.is_ptr() {
+            return self.ptr_arith(op, sym, a, b, span);
+        }
         if !a.ty.is_int() || !b.ty.is_int() {
             return Err(match op {
                 ArithOp::Add | ArithOp::Sub => self.incompat(&a.ty, sym, &b.ty, span),
@@ -493,7 +517,8 @@ impl<'a> Checker<'a> {
 
     fn ternary(&mut self, c: &ast::Expr, t: &ast::Expr, f: &ast::Expr, span: Span) -> R<TExpr> {
         let c = self.expr(c)?;
-        if !(c.ty.is_int() || c.ty.is_str()) {
+        let c = self.testable(c);
+        if !c.ty.is_testable() {
             return Err(Diagnostic::new(
                 Tag::D_OP_SCALAR,
                 span,
@@ -502,9 +527,18 @@ impl<'a> Checker<'a> {
         }
         let a = self.expr(t)?;
         let b = self.expr(f)?;
+        let (a, b) = if a.ty.is_str() || b.ty.is_str() {
+            let a = self.string_of(a).unwrap_or_else(|e| e);
+            let b = self.string_of(b).unwrap_or_else(|e| e);
+            (a, b)
+        } else {
+            (self.decay(a), self.decay(b))
+        };
         let ty = match (a.ty, b.ty) {
             (Ty::Int { .. }, Ty::Int { .. }) => self.b.usual(a.ty, b.ty),
             (Ty::Str { cap: x }, Ty::Str { cap: y }) => Ty::Str { cap: x.max(y) },
+            (Ty::Ptr { .. }, Ty::Ptr { .. } | Ty::Int { .. }) => a.ty,
+            (Ty::Int { .. }, Ty::Ptr { .. }) => b.ty,
             _ => {
                 return Err(Diagnostic::new(
                     Tag::D_OP_INCOMPAT,
@@ -513,7 +547,14 @@ impl<'a> Checker<'a> {
                 ))
             }
         };
-        let (a, b) = (convert(a, ty), convert(b, ty));
+        let fit = |e: TExpr| {
+            if ty.is_ptr() {
+                crate::ptr::retype(e, ty)
+            } else {
+                convert(e, ty)
+            }
+        };
+        let (a, b) = (fit(a), fit(b));
         if let Some(v) = const_value(&c) {
             let mut r = if v != 0 { a } else { b };
             r.span = span;
@@ -546,36 +587,4 @@ pub(crate) fn undefined(name: &str, span: Span) -> Diagnostic {
         span,
         format!("failed to resolve {name}: Unknown variable name"),
     )
-}
-
-/// `unsigned long int` -> `unsigned long`, `signed` -> `int`, etc.
-fn canonical_int_name(words: &[String]) -> String {
-    let mut unsigned = false;
-    let mut signed = false;
-    let mut longs = 0;
-    let mut base: Option<&str> = None;
-    for w in words {
-        match w.as_str() {
-            "unsigned" => unsigned = true,
-            "signed" => signed = true,
-            "long" => longs += 1,
-            "int" => {}
-            other => base = Some(other),
-        }
-    }
-    let core = match (base, longs) {
-        (Some("char"), _) => "char",
-        (Some("short"), _) => "short",
-        (Some(other), _) => return other.to_string(),
-        (None, 0) => "int",
-        (None, 1) => "long",
-        (None, _) => "long long",
-    };
-    if unsigned {
-        format!("unsigned {core}")
-    } else if signed && core == "char" {
-        "signed char".to_string()
-    } else {
-        core.to_string()
-    }
 }

@@ -19,6 +19,12 @@ pub enum Ty {
     /// A string held NUL-padded in a buffer of `cap` bytes (a multiple of 8, at most
     /// the rounded `strsize`). `cap` is the static maximum size of this value.
     Str { cap: u32 },
+    /// A pointer (to a kernel or D type); `id` is the pointer type. Held as a 64-bit
+    /// address, compared unsigned.
+    Ptr { id: TypeId },
+    /// A struct, union or C array object of `size` bytes in kernel memory; the value
+    /// of such an expression is the object's address. `id` is the object's type.
+    Agg { id: TypeId, size: u32 },
     /// No value (actions, `void` results).
     Void,
 }
@@ -30,11 +36,34 @@ impl Ty {
     pub fn is_str(&self) -> bool {
         matches!(self, Ty::Str { .. })
     }
+    pub fn is_ptr(&self) -> bool {
+        matches!(self, Ty::Ptr { .. })
+    }
+    pub fn is_agg(&self) -> bool {
+        matches!(self, Ty::Agg { .. })
+    }
+    /// Integers and pointers: values held in one register and tested against zero.
+    pub fn is_int_or_ptr(&self) -> bool {
+        matches!(self, Ty::Int { .. } | Ty::Ptr { .. })
+    }
+    /// What a predicate, `if`, `!`, `&&` or `?:` may test: integers, pointers, strings.
+    pub fn is_testable(&self) -> bool {
+        matches!(self, Ty::Int { .. } | Ty::Ptr { .. } | Ty::Str { .. })
+    }
+    /// The C type naming this value's type, if it has one.
+    pub fn type_id(&self) -> Option<TypeId> {
+        match self {
+            Ty::Int { id, .. } | Ty::Ptr { id } | Ty::Agg { id, .. } => Some(*id),
+            _ => None,
+        }
+    }
     /// Bytes this value takes in a record, key or variable.
     pub fn size(&self) -> u32 {
         match self {
             Ty::Int { size, .. } => *size as u32,
             Ty::Str { cap } => *cap,
+            Ty::Ptr { .. } => 8,
+            Ty::Agg { size, .. } => *size,
             Ty::Void => 0,
         }
     }
@@ -42,7 +71,7 @@ impl Ty {
     pub fn align(&self) -> u32 {
         match self {
             Ty::Int { size, .. } => (*size as u32).max(1),
-            Ty::Str { .. } => 8,
+            Ty::Str { .. } | Ty::Ptr { .. } | Ty::Agg { .. } => 8,
             Ty::Void => 1,
         }
     }
@@ -61,6 +90,8 @@ impl Ty {
                 },
             ) => a == b && s == t,
             (Ty::Str { .. }, Ty::Str { .. }) => true,
+            (Ty::Ptr { .. }, Ty::Ptr { .. }) => true,
+            (Ty::Agg { size: a, .. }, Ty::Agg { size: b, .. }) => a == b,
             (Ty::Void, Ty::Void) => true,
             _ => false,
         }
@@ -89,6 +120,8 @@ pub enum Builtin {
     Id,
     Epid,
     Errno,
+    /// `curthread`: the current `struct task_struct *`.
+    Curthread,
 }
 
 /// Where a scalar variable lives.
@@ -211,11 +244,31 @@ pub enum TExprKind {
         op: Option<(ArithOp, Ty)>,
         rhs: Box<TExpr>,
     },
-    /// `++`/`--`, prefix or postfix, on an integer lvalue of type `ty`.
+    /// `++`/`--`, prefix or postfix, on an integer or pointer lvalue of type `ty`
+    /// (pointers step by `step`, the size of what they point to; integers by 1).
     IncDec {
         lv: LValue,
         inc: bool,
         post: bool,
+        step: u32,
+    },
+    /// Read a scalar (integer or pointer) of type `ty` from kernel memory at the
+    /// address `addr` evaluates to. A failed read faults (invalid address).
+    Load(Box<TExpr>),
+    /// Read a bit-field: `size` bytes (1, 2, 4 or 8) at `addr`, shifted right by
+    /// `shift`, keeping `width` bits, sign-extended when `ty` is signed.
+    LoadBits {
+        addr: Box<TExpr>,
+        size: u8,
+        shift: u8,
+        width: u8,
+    },
+    /// Read a NUL-terminated string from kernel memory at `addr`: at most `max`
+    /// bytes including the NUL, into a NUL-padded string of capacity `ty`'s cap
+    /// (`max <= cap`). A failed read faults (invalid address).
+    KStr {
+        addr: Box<TExpr>,
+        max: u32,
     },
 }
 
@@ -266,7 +319,7 @@ pub enum TStmt {
         then: Vec<TStmt>,
         els: Vec<TStmt>,
     },
-    /// `trace(value)`.
+    /// `trace(value)`; an aggregate (`Ty::Agg`) value records its bytes.
     Trace {
         value: TExpr,
     },

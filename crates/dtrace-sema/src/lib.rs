@@ -3,18 +3,31 @@
 //!
 //! Architecture invariant (as naga's validator): once sema accepts a program,
 //! code generation cannot fail on user input.
+//!
+//! Code map: `check` (clauses, statements), `expr` (operators, C conversions,
+//! identifiers), `vars` (variables, associative arrays, implicit declarations),
+//! `ctype` (written types -> C types, D scope then kernel BTF), `decl` (struct,
+//! union, enum, typedef, variable and inline declarations), `ptr` (pointers,
+//! members, kernel memory, `curthread`, `args[]`, kernel symbols, strings from
+//! `char` arrays/pointers), `actions` and `printf` (action rules), `symbols`
+//! (kernel symbol addresses, injected by the caller).
 
 mod actions;
 mod check;
+mod ctype;
+mod decl;
 mod expr;
 pub mod ir;
 pub mod options;
 mod printf;
 pub mod probe;
+mod ptr;
+pub mod symbols;
 pub mod types;
 mod vars;
 
-pub use check::check;
+pub use check::{check, check_with};
 pub use ir::*;
 pub use options::{CompileOptions, KernelOffsets};
 pub use probe::{ProbeInfo, ProbeKind};
+pub use symbols::{KernelSymbols, NoSymbols};

@@ -97,7 +97,7 @@ impl<'a> Checker<'a> {
         func: &str,
         fmt: &[u8],
         fmt_span: Span,
-        args: &[TExpr],
+        args: &mut [TExpr],
         span: Span,
     ) -> R<()> {
         if fmt.is_empty() {
@@ -111,6 +111,16 @@ impl<'a> Checker<'a> {
             Diagnostic::new(Tag::D_PRINTF_ARG_FMT, fmt_span, format!("{func}( ) {m}"))
         })?;
         for (i, c) in convs.iter().enumerate() {
+            // %s takes char arrays and char pointers as strings.
+            if let (Want::Str, Some(slot)) = (c.want, args.get_mut(i)) {
+                let placeholder = TExpr {
+                    kind: crate::ir::TExprKind::Int(0),
+                    ty: Ty::Void,
+                    span: slot.span,
+                };
+                let v = std::mem::replace(slot, placeholder);
+                *slot = self.string_of(v).unwrap_or_else(|v| v);
+            }
             let Some(a) = args.get(i) else {
                 return Err(Diagnostic::new(
                     Tag::D_PRINTF_ARG_PROTO,
@@ -123,7 +133,7 @@ impl<'a> Checker<'a> {
                 ));
             };
             let ok = match c.want {
-                Want::Int => matches!(a.ty, Ty::Int { .. }),
+                Want::Int => matches!(a.ty, Ty::Int { .. } | Ty::Ptr { .. }),
                 Want::Str => matches!(a.ty, Ty::Str { .. }),
             };
             if !ok {

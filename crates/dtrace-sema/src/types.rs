@@ -198,7 +198,7 @@ pub fn normalize(v: i64, t: &Ty) -> i64 {
 /// The name dtrace(1) prints for a type.
 pub fn type_name(table: &TypeTable, t: &Ty) -> String {
     match t {
-        Ty::Int { id, .. } => table.name_of(*id),
+        Ty::Int { id, .. } | Ty::Ptr { id } | Ty::Agg { id, .. } => table.name_of(*id),
         Ty::Str { .. } => "string".to_string(),
         Ty::Void => "void".to_string(),
     }

@@ -20,7 +20,9 @@ impl<'a> Checker<'a> {
 
     /// Check that a value of type `v` may be stored in a place of type `place`.
     fn check_store(&self, place: &Ty, v: &Ty, sym: &str, span: Span) -> R<()> {
-        let ok = (place.is_int() && v.is_int()) || (place.is_str() && v.is_str());
+        let ok = (place.is_int() && v.is_int())
+            || (place.is_str() && v.is_str())
+            || (place.is_ptr() && v.is_int_or_ptr());
         if ok {
             Ok(())
         } else {
@@ -40,7 +42,7 @@ impl<'a> Checker<'a> {
             Some(o) => format!("{}=", o.symbol()),
         };
         if let Some(o) = op {
-            let (lv, lty) = self.lvalue_existing(lhs, &sym)?;
+            let (lv, lty) = self.lvalue_rmw(lhs, &sym)?;
             let r = self.expr(rhs)?;
             let aop = compound_op(o).ok_or_else(|| {
                 Diagnostic::new(Tag::D_SYNTAX, span, format!("invalid operator {sym}"))
@@ -66,6 +68,7 @@ impl<'a> Checker<'a> {
         match &lhs.kind {
             K::Ident(name) => {
                 let r = self.expr(rhs)?;
+                let r = self.storable(r)?;
                 if self.builtin(name).is_some() {
                     return Err(Diagnostic::new(
                         Tag::D_OP_WRITE,
@@ -73,7 +76,10 @@ impl<'a> Checker<'a> {
                         "operator = can only be applied to a writable variable",
                     ));
                 }
-                if self.arrays.contains_key(name) {
+                if self.arrays.contains_key(name)
+                    || self.is_constant_name(name)
+                    || name.contains('`')
+                {
                     return Err(Diagnostic::new(
                         Tag::D_OP_LVAL,
                         span,
@@ -101,6 +107,7 @@ impl<'a> Checker<'a> {
             K::SelfVar(name) | K::ThisVar(name) => {
                 let thread = matches!(lhs.kind, K::SelfVar(_));
                 let r = self.expr(rhs)?;
+                let r = self.storable(r)?;
                 let (map, list) = if thread {
                     (&mut self.thread, &mut self.out.thread_vars)
                 } else {
@@ -140,22 +147,13 @@ impl<'a> Checker<'a> {
                 self.finish_assign(LValue::Var(vr), ty, r, span)
             }
             K::Index { base, index } => {
-                let K::Ident(name) = &base.kind else {
-                    return Err(Diagnostic::new(
-                        Tag::D_OP_LVAL,
-                        span,
-                        "operator = requires modifiable lvalue as an operand",
-                    ));
+                let name = match &base.kind {
+                    K::Ident(name) if !self.names_object(name) => name,
+                    _ => return Err(not_writable(lhs, "=")),
                 };
                 let keys = self.keys(index)?;
                 let r = self.expr(rhs)?;
-                if self.globals.contains_key(name) || self.builtin(name).is_some() {
-                    return Err(Diagnostic::new(
-                        Tag::D_OP_LVAL,
-                        span,
-                        "operator = requires modifiable lvalue as an operand",
-                    ));
-                }
+                let r = self.storable(r)?;
                 let array = match self.arrays.get(name) {
                     Some(a) => *a,
                     None => {
@@ -175,11 +173,7 @@ impl<'a> Checker<'a> {
                 let ty = self.out.arrays[array as usize].value;
                 self.finish_assign(LValue::Array { array, keys }, ty, r, span)
             }
-            _ => Err(Diagnostic::new(
-                Tag::D_OP_LVAL,
-                span,
-                "operator = requires modifiable lvalue as an operand",
-            )),
+            _ => Err(not_writable(lhs, "=")),
         }
     }
 
@@ -197,7 +191,11 @@ impl<'a> Checker<'a> {
     fn finish_assign(&mut self, lv: LValue, ty: Ty, r: TExpr, span: Span) -> R<TExpr> {
         self.check_store(&ty, &r.ty, "=", span)?;
         // Strings keep their own capacity: codegen copies with padding.
-        let rhs = if ty.is_str() { r } else { convert(r, ty) };
+        let rhs = match ty {
+            Ty::Str { .. } => r,
+            Ty::Ptr { .. } => crate::ptr::retype(r, ty),
+            _ => convert(r, ty),
+        };
         let k = TExprKind::Assign {
             lv,
             op: None,
@@ -206,8 +204,11 @@ impl<'a> Checker<'a> {
         Ok(mk(k, ty, span))
     }
 
-    /// An lvalue that must already exist (compound assignment, `++`, `--`).
-    pub(crate) fn lvalue_existing(&mut self, e: &ast::Expr, sym: &str) -> R<(LValue, Ty)> {
+    /// The lvalue of a read-modify-write operator (compound assignment, `++`, `--`).
+    /// An undeclared variable or array is created here with type `int64_t`, as D
+    /// declares variables implicitly on first use by these operators.
+    pub(crate) fn lvalue_rmw(&mut self, e: &ast::Expr, sym: &str) -> R<(LValue, Ty)> {
+        let implicit = self.b.int64_t;
         match &e.kind {
             K::Ident(name) => {
                 if self.builtin(name).is_some() {
@@ -217,30 +218,33 @@ impl<'a> Checker<'a> {
                         format!("operator {sym} can only be applied to a writable variable"),
                     ));
                 }
-                let id = *self
-                    .globals
-                    .get(name)
-                    .ok_or_else(|| undefined(name, e.span))?;
+                if self.arrays.contains_key(name) || self.is_constant_name(name) {
+                    return Err(lval_err(sym, e.span));
+                }
+                let id = match self.globals.get(name) {
+                    Some(id) => *id,
+                    None => self.new_global(name, implicit, e.span),
+                };
                 Ok((
                     LValue::Var(VarRef::Global(id)),
                     self.out.globals[id as usize].ty,
                 ))
             }
             K::SelfVar(name) => {
-                let id = *self
-                    .thread
-                    .get(name)
-                    .ok_or_else(|| undefined(&format!("self->{name}"), e.span))?;
+                let id = match self.thread.get(name) {
+                    Some(id) => *id,
+                    None => self.new_thread(name, implicit, e.span),
+                };
                 Ok((
                     LValue::Var(VarRef::Thread(id)),
                     self.out.thread_vars[id as usize].ty,
                 ))
             }
             K::ThisVar(name) => {
-                let id = *self
-                    .clause
-                    .get(name)
-                    .ok_or_else(|| undefined(&format!("this->{name}"), e.span))?;
+                let id = match self.clause.get(name) {
+                    Some(id) => *id,
+                    None => self.new_clause(name, implicit, e.span),
+                };
                 Ok((
                     LValue::Var(VarRef::Clause(id)),
                     self.out.clause_vars[id as usize].ty,
@@ -248,21 +252,68 @@ impl<'a> Checker<'a> {
             }
             K::Index { base, index } => {
                 let K::Ident(name) = &base.kind else {
-                    return Err(lval_err(sym, e.span));
+                    return Err(not_writable(e, sym));
                 };
-                let array = *self
-                    .arrays
-                    .get(name)
-                    .ok_or_else(|| undefined(name, e.span))?;
+                if self.globals.contains_key(name) || self.builtin(name).is_some() {
+                    return Err(not_writable(e, sym));
+                }
                 let keys = self.keys(index)?;
+                let array = match self.arrays.get(name) {
+                    Some(a) => *a,
+                    None => self.new_array(name, &keys, implicit),
+                };
                 let keys = self.match_keys(array, name, keys, e.span)?;
                 Ok((
                     LValue::Array { array, keys },
                     self.out.arrays[array as usize].value,
                 ))
             }
-            _ => Err(lval_err(sym, e.span)),
+            _ => Err(not_writable(e, sym)),
         }
+    }
+
+    pub(crate) fn new_global(&mut self, name: &str, ty: Ty, span: Span) -> u32 {
+        let id = self.out.globals.len() as u32;
+        self.out.globals.push(VarInfo {
+            name: name.to_string(),
+            ty,
+            span,
+        });
+        self.globals.insert(name.to_string(), id);
+        id
+    }
+
+    pub(crate) fn new_thread(&mut self, name: &str, ty: Ty, span: Span) -> u32 {
+        let id = self.out.thread_vars.len() as u32;
+        self.out.thread_vars.push(VarInfo {
+            name: name.to_string(),
+            ty,
+            span,
+        });
+        self.thread.insert(name.to_string(), id);
+        id
+    }
+
+    pub(crate) fn new_clause(&mut self, name: &str, ty: Ty, span: Span) -> u32 {
+        let id = self.out.clause_vars.len() as u32;
+        self.out.clause_vars.push(VarInfo {
+            name: name.to_string(),
+            ty,
+            span,
+        });
+        self.clause.insert(name.to_string(), id);
+        id
+    }
+
+    pub(crate) fn new_array(&mut self, name: &str, keys: &[TExpr], value: Ty) -> u32 {
+        let a = self.out.arrays.len() as u32;
+        self.out.arrays.push(ArrayInfo {
+            name: name.to_string(),
+            keys: keys.iter().map(|k| k.ty).collect(),
+            value,
+        });
+        self.arrays.insert(name.to_string(), a);
+        a
     }
 
     pub(crate) fn keys(&mut self, index: &[ast::Expr]) -> R<Vec<TExpr>> {
@@ -273,8 +324,8 @@ impl<'a> Checker<'a> {
             self.depth = depth + i as u32;
             let t = self.expr(k);
             self.depth = depth;
-            let t = t?;
-            if !(t.ty.is_int() || t.ty.is_str()) {
+            let t = self.storable(t?)?;
+            if !(t.ty.is_int_or_ptr() || t.ty.is_str()) {
                 return Err(Diagnostic::new(
                     Tag::D_ASSC_TYPE,
                     k.span,
@@ -302,6 +353,7 @@ impl<'a> Checker<'a> {
             .zip(protos.iter())
             .map(|(k, p)| match p {
                 Ty::Int { .. } => convert(k, *p),
+                Ty::Ptr { .. } => crate::ptr::retype(k, *p),
                 _ => k,
             })
             .collect())
@@ -331,7 +383,9 @@ impl<'a> Checker<'a> {
         let mut out = Vec::new();
         for (i, (p, k)) in proto.iter().zip(keys).enumerate() {
             match (p, &k.ty) {
-                (Ty::Int { .. }, Ty::Int { .. }) => out.push(*p),
+                (Ty::Int { .. }, Ty::Int { .. }) | (Ty::Ptr { .. }, Ty::Ptr { .. }) => {
+                    out.push(*p)
+                }
                 (Ty::Str { cap: a }, Ty::Str { cap: b }) => out.push(Ty::Str { cap: *a.max(b) }),
                 _ => {
                     return Err(Diagnostic::new(
@@ -357,6 +411,12 @@ impl<'a> Checker<'a> {
         span: Span,
     ) -> R<TExpr> {
         match &base.kind {
+            K::Ident(name) if name == "args" && !self.arrays.contains_key(name) => {
+                self.args_index(index, span)
+            }
+            K::Ident(name) if !self.arrays.contains_key(name) && self.names_object(name) => {
+                self.c_index(base, index, span)
+            }
             K::Ident(name) => {
                 let Some(array) = self.arrays.get(name).copied() else {
                     return Err(undefined(name, base.span));
@@ -371,13 +431,37 @@ impl<'a> Checker<'a> {
                 span,
                 format!("aggregation @{name} may not be used in an expression"),
             )),
-            _ => Err(Diagnostic::new(
-                Tag::D_OP_SOU,
-                span,
-                "array indexing of this expression is not supported yet",
-            )),
+            _ => self.c_index(base, index, span),
         }
     }
+}
+
+impl<'a> Checker<'a> {
+    /// Whether `name` is a D constant (enumerator or inline) rather than a variable.
+    pub(crate) fn is_constant_name(&self, name: &str) -> bool {
+        self.types.lookup_constant(name).is_some() || self.inlines.contains_key(name)
+    }
+}
+
+/// A place that is not a variable: kernel memory is read-only to D, anything else
+/// is not an lvalue at all.
+fn not_writable(e: &ast::Expr, sym: &str) -> Diagnostic {
+    if matches!(
+        e.kind,
+        K::Member { .. }
+            | K::Index { .. }
+            | K::Unary {
+                op: ast::UnOp::Deref,
+                ..
+            }
+    ) {
+        return Diagnostic::new(
+            Tag::D_OP_WRITE,
+            e.span,
+            format!("operator {sym} can only be applied to a writable variable"),
+        );
+    }
+    lval_err(sym, e.span)
 }
 
 fn lval_err(sym: &str, span: Span) -> Diagnostic {

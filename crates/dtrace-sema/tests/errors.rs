@@ -54,21 +54,28 @@ fn operator_errors() {
         err(r#"BEGIN { x = "a" * 1; }"#),
         (
             Tag::D_OP_ARITH,
-            "operator * requires operands of arithmetic type".into()
+            "operator * is not valid with operand of type string".into()
         )
     );
     assert_eq!(
         err(r#"BEGIN { x = "a" + 1; }"#),
         (
-            Tag::D_OP_INCOMPAT,
-            "operands have incompatible types: \"string\" + \"int\"".into()
+            Tag::D_OP_ARITH,
+            "operator + is not valid with operand of type string".into()
         )
     );
     assert_eq!(
-        err(r#"BEGIN { x = "a" % 2; }"#),
+        err(r#"BEGIN { x = 2 % "a"; }"#),
         (
-            Tag::D_OP_INT,
-            "operator % requires operands of integral type".into()
+            Tag::D_OP_ARITH,
+            "operator % is not valid with operand of type string".into()
+        )
+    );
+    assert_eq!(
+        err(r#"BEGIN { x = 1; x += "a"; }"#),
+        (
+            Tag::D_OP_ARITH,
+            "operator += is not valid with operand of type string".into()
         )
     );
     assert_eq!(
@@ -106,6 +113,15 @@ fn variable_errors() {
         )
     );
     assert_eq!(err("BEGIN { x = x + 1; }").0, Tag::D_IDENT_UNDEF);
+    // ++, -- and compound assignment declare a variable implicitly as int64_t.
+    let tp = run("BEGIN { i++; x += 2; self->n--; this->t *= 3; a[1, \"k\"]++; }").unwrap();
+    assert_eq!(tp.globals.len(), 2);
+    assert!(tp.globals.iter().all(|g| g.ty.size() == 8 && g.ty.signed()));
+    assert_eq!(tp.thread_vars[0].ty.size(), 8);
+    assert_eq!(tp.clause_vars[0].ty.size(), 8);
+    assert_eq!(tp.arrays[0].keys.len(), 2);
+    assert!(run("BEGIN /++i == 5/ { trace(i); }").is_ok());
+    assert_eq!(err("BEGIN { pid++; }").0, Tag::D_OP_WRITE);
     assert_eq!(
         err(r#"BEGIN { x = 1; x = "s"; }"#),
         (

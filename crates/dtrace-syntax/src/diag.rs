@@ -67,6 +67,8 @@ tags! {
     D_DECL_USELESS,
     D_DECL_CHARATTR,
     D_DECL_INCOMPLETE,
+    D_DECL_BFTYPE,
+    D_DECL_BFSIZE,
     D_TYPE_ERR,
     D_TYPE_MEMBER,
     D_TYPE_REDEF,
@@ -124,6 +126,7 @@ tags! {
     D_LLQUANT_NSTEPVAL,
     D_LLQUANT_NSTEPMATCH,
     D_LLQUANT_MAGRANGE,
+    D_PRAGCTL_INVAL,
     D_PRAGMA_MALFORM,
     D_PRAGMA_INVAL,
     D_PRAGMA_UNUSED,
@@ -139,6 +142,8 @@ tags! {
     D_SIZEOF_TYPE,
     D_SIZEOF_BITFIELD,
     D_OFFSETOF_TYPE,
+    D_OFFSETOF_BITFIELD,
+    D_ARGS_IDX,
     D_XLATE_NONE,
     D_XLATE_REDECL,
     D_XLATE_SOU,
@@ -212,10 +217,18 @@ pub fn render_dtrace(map: &SourceMap, d: &Diagnostic, opts: RenderOptions) -> St
         Some((span, f)) => {
             let line = f.logical_line(span.lo);
             match &f.kind {
-                SourceKind::Script { path } => format!(
-                    "dtrace: failed to compile script {}: {}line {}: {}",
-                    path, tag, line, d.message
-                ),
+                // A line from another file (a cpp #include) names that file,
+                // as dtrace(1) does: `"inc.h", line 3: `.
+                SourceKind::Script { path } => match f.logical_file(span.lo) {
+                    Some(other) if other != path && other != "<stdin>" => format!(
+                        "dtrace: failed to compile script {}: {}\"{}\", line {}: {}",
+                        path, tag, other, line, d.message
+                    ),
+                    _ => format!(
+                        "dtrace: failed to compile script {}: {}line {}: {}",
+                        path, tag, line, d.message
+                    ),
+                },
                 SourceKind::ProbeSpecifier => format!(
                     "dtrace: invalid probe specifier {}: {}{}",
                     f.text, tag, d.message
@@ -241,15 +254,19 @@ pub fn render_rich(map: &SourceMap, d: &Diagnostic) -> String {
         out.push_str(&format!("error[{}]: {}\n", d.tag, d.message));
         return out;
     };
+    // `line` indexes the text we compiled; `shown` is the user's line number
+    // (they differ after the C preprocessor).
     let (line, col) = f.line_col(span.lo);
-    let name = match &f.kind {
-        SourceKind::Script { path } => path.clone(),
-        SourceKind::ProbeSpecifier => "<command line>".to_string(),
-        SourceKind::Library { name } => name.clone(),
+    let shown = f.logical_line(span.lo);
+    let name = match (&f.kind, f.logical_file(span.lo)) {
+        (SourceKind::Script { .. }, Some(other)) if other != "<stdin>" => other.to_string(),
+        (SourceKind::Script { path }, _) => path.clone(),
+        (SourceKind::ProbeSpecifier, _) => "<command line>".to_string(),
+        (SourceKind::Library { name }, _) => name.clone(),
     };
     out.push_str(&format!(
         "{}:{}:{}: error[{}]: {}\n",
-        name, line, col, d.tag, d.message
+        name, shown, col, d.tag, d.message
     ));
     let text = f.line_text(line);
     let width = ((span.hi.saturating_sub(span.lo)) as usize).clamp(1, text.len().max(1));

@@ -218,12 +218,9 @@ impl<'a> Lexer<'a> {
         let first = words.first().copied().unwrap_or("");
         if first == "pragma" {
             if words.get(1).copied() == Some("D") {
+                // A null directive (`#pragma D` alone) is ignored, as in C.
                 if words.len() < 3 {
-                    return Err(Diagnostic::new(
-                        Tag::D_PRAGMA_MALFORM,
-                        self.span(start, end),
-                        "malformed #pragma D directive",
-                    ));
+                    return Ok((end, None));
                 }
                 // Keep non-ASCII bytes intact by re-slicing the source text;
                 // a trailing comment is not part of the pragma.
@@ -253,9 +250,12 @@ impl<'a> Lexer<'a> {
         while wend < self.b.len() && is_ident_char(self.b[wend]) {
             wend += 1;
         }
-        Err(self
-            .syntax_near(start, wend)
-            .with_note("preprocessor directives need the C preprocessor (-C)"))
+        Err(Diagnostic::new(
+            Tag::D_PRAGCTL_INVAL,
+            self.span(start, wend),
+            format!("invalid control directive: #{first}"),
+        )
+        .with_note("preprocessor directives need the C preprocessor (-C)"))
     }
 
     /// Lex at `pos` in `mode`. Returns the token(s) (several only for a macro

@@ -80,6 +80,8 @@ impl<'a> Lexer<'a> {
             }
             MacroRef::Var(name) => match opts.macro_vars.get(name) {
                 Some(v) => Ok(Some(v.clone())),
+                // -xdefaultargs covers named macro variables too: 0 or "".
+                None if opts.defaultargs => Ok(None),
                 None => Err(Diagnostic::new(
                     Tag::D_MACRO_UNDEF,
                     span,

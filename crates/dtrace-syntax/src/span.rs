@@ -129,6 +129,18 @@ impl SourceFile {
         m.line.saturating_add(line.saturating_sub(marker_line))
     }
 
+    /// The file a preprocessor marker says the byte at `offset` comes from
+    /// (`None` without markers, or if no marker before it names a file).
+    pub fn logical_file(&self, offset: u32) -> Option<&str> {
+        let idx = self.line_markers.partition_point(|m| m.offset <= offset);
+        self.line_markers
+            .get(..idx)
+            .unwrap_or(&[])
+            .iter()
+            .rev()
+            .find_map(|m| m.file.as_deref())
+    }
+
     /// 1-based line and column of a byte offset.
     pub fn line_col(&self, offset: u32) -> (u32, u32) {
         let line = match self.line_starts.binary_search(&offset) {
@@ -212,6 +224,8 @@ mod tests {
         assert_eq!(f.logical_line(0), 1);
         assert_eq!(f.logical_line(13), 10);
         assert_eq!(f.logical_line(15), 11);
+        assert_eq!(f.logical_file(0), None);
+        assert_eq!(f.logical_file(15), Some("x.d"));
         assert_eq!(scan_line_markers(&f.text), f.line_markers);
         assert_eq!(
             scan_line_markers("#line 7\nx\n  # 3\n"),

@@ -69,8 +69,6 @@ fn syntax_errors() {
         ("translator a < int x > { };", near("a"), "a"),
         ("translator int < int > { };", near(">"), ">"),
         ("provider p { q(); };", near("q"), "q"),
-        ("#include <stdio.h>\nBEGIN {}", near("#include"), "#include"),
-        ("BEGIN {}\n  #define X 1\n", near("#define"), "#define"),
     ];
     for (src, msg, under) in cases {
         check(src, D_SYNTAX, msg, under);
@@ -163,11 +161,18 @@ fn lexical_errors() {
         "end-of-file encountered before matching */",
         "/*",
     );
+    // Directives other than #pragma, #line and #ident need the C preprocessor.
     check(
-        "#pragma D\n",
-        D_PRAGMA_MALFORM,
-        "malformed #pragma D directive",
-        "#pragma D",
+        "#include <stdio.h>\nBEGIN {}",
+        D_PRAGCTL_INVAL,
+        "invalid control directive: #include",
+        "#include",
+    );
+    check(
+        "BEGIN {}\n  #define X 1\n",
+        D_PRAGCTL_INVAL,
+        "invalid control directive: #define",
+        "#define",
     );
 }
 

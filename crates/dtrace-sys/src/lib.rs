@@ -11,7 +11,9 @@
 //! - [`btf`]: the minimal function BTF that programs with callbacks need.
 //! - [`cpu`]: possible/online CPU lists.
 //! - [`tracefs`]: finding (or mounting) tracefs, tracepoint ids.
+//! - [`kallsyms`]: kernel symbol addresses from `/proc/kallsyms`.
 //! - [`features`]: probing what this kernel allows, once ([`Features`]).
+//! - [`introspect`]: listing the programs loaded in the kernel (for leak tests).
 //!
 //! **Architecture invariant: every kernel object is an owned handle that releases
 //! itself on drop (also while unwinding).** Maps, programs and links are fds; perf
@@ -21,6 +23,8 @@ pub mod btf;
 pub mod clock;
 pub mod cpu;
 pub mod features;
+pub mod introspect;
+pub mod kallsyms;
 pub mod map;
 pub mod perf;
 pub mod proc;

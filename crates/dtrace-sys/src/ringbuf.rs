@@ -2,8 +2,11 @@
 //!
 //! Kernel ABI: the map is mmap()ed as one read-write consumer page (holding
 //! `consumer_pos`), then, read-only, one producer page (holding `producer_pos`)
-//! followed by the data area mapped twice in a row so that a record that wraps
-//! around the end is still contiguous. Each record starts with an 8-byte header:
+//! followed by the data area. The kernel lets a reader map the data area twice in
+//! a row so that a wrapping record is contiguous, but it maps every page of the
+//! mapping at mmap() time, so the second copy would double dtrace's resident size
+//! (16 MiB for the default 8 MiB ring). We map it once and copy the rare record
+//! that wraps around the end into a scratch buffer. Each record starts with an 8-byte header:
 //! a u32 length whose bit 31 means "still being written" (BUSY) and bit 30
 //! "discarded" (DISCARD), then a u32 page offset. Records are 8-byte aligned.
 
@@ -76,19 +79,21 @@ impl RecordHeader {
     }
 }
 
-/// Consume every committed record between `cons` and `prod`.
+/// Consume every committed record between `cons` and `prod`. A record whose
+/// payload wraps around the end of the data area is copied into `scratch`.
 ///
 /// # Safety
-/// `data` must point to `2 * (mask + 1)` readable bytes, 8-aligned, in which byte
-/// `i + mask + 1` always equals byte `i`, and stay valid for the call; `mask + 1`
-/// must be a power of two.
+/// `data` must point to `mask + 1` readable bytes, 8-aligned, and stay valid for
+/// the call; `mask + 1` must be a power of two and a multiple of 8.
 unsafe fn consume(
     cons: &AtomicU64,
     prod: &AtomicU64,
     data: *const u8,
     mask: u64,
+    scratch: &mut Vec<u8>,
     f: &mut dyn FnMut(&[u8]),
 ) -> Result<usize, RingBufError> {
+    let size = (mask + 1) as usize;
     let mut count = 0;
     let mut pos = cons.load(Ordering::Acquire);
     loop {
@@ -98,9 +103,9 @@ unsafe fn consume(
         }
         while pos < end {
             let off = (pos & mask) as usize;
-            // SAFETY: off < mask + 1, 8-aligned as every record is; the word is
-            // written concurrently by the kernel, hence the atomic acquire load,
-            // which orders the payload reads after it.
+            // SAFETY: off < size and 8-aligned as every record is, so the 4-byte
+            // word is inside the area; the kernel writes it concurrently, hence the
+            // atomic acquire load, which orders the payload reads after it.
             let word = unsafe { (*(data.add(off) as *const AtomicU32)).load(Ordering::Acquire) };
             let hdr = RecordHeader::parse(word);
             if hdr.busy {
@@ -110,12 +115,24 @@ unsafe fn consume(
                 return Err(RingBufError::Corrupt { pos, len: hdr.len });
             }
             if !hdr.discard {
-                let start = off + RINGBUF_HDR_SZ as usize;
-                // SAFETY: start + len <= off + total_len <= 2 * (mask + 1), inside
-                // the double mapping; the producer has committed these bytes and
-                // will not reuse them until consumer_pos passes them.
-                let rec = unsafe { std::slice::from_raw_parts(data.add(start), hdr.len as usize) };
-                f(rec);
+                let start = (off + RINGBUF_HDR_SZ as usize) & (size - 1);
+                let len = hdr.len as usize;
+                let first = len.min(size - start);
+                // SAFETY: start < size and first <= size - start, so the slice is
+                // inside the area; the producer has committed these bytes and will
+                // not reuse them until consumer_pos passes them.
+                let head = unsafe { std::slice::from_raw_parts(data.add(start), first) };
+                if first == len {
+                    f(head);
+                } else {
+                    // SAFETY: len - first < size (len < total_len <= size): the
+                    // wrapped tail at the start of the area, committed likewise.
+                    let tail = unsafe { std::slice::from_raw_parts(data, len - first) };
+                    scratch.clear();
+                    scratch.extend_from_slice(head);
+                    scratch.extend_from_slice(tail);
+                    f(scratch);
+                }
                 count += 1;
             }
             pos += hdr.total_len();
@@ -168,6 +185,8 @@ pub struct RingBuf {
     producer: Mapping,
     page: usize,
     mask: u64,
+    /// Where a record that wraps around the end of the data area is joined.
+    scratch: Vec<u8>,
     epoll: OwnedFd,
     _map: OwnedFd,
 }
@@ -192,7 +211,7 @@ impl RingBuf {
         let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
         let page = if page > 0 { page as usize } else { 4096 };
         let consumer = Mapping::new(&fd, page, libc::PROT_READ | libc::PROT_WRITE, 0)?;
-        let producer = Mapping::new(&fd, page + 2 * size, libc::PROT_READ, page as i64)?;
+        let producer = Mapping::new(&fd, page + size, libc::PROT_READ, page as i64)?;
         // SAFETY: epoll_create1 has no memory-safety preconditions.
         let ep = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
         if ep < 0 {
@@ -221,6 +240,7 @@ impl RingBuf {
             producer,
             page,
             mask: size as u64 - 1,
+            scratch: Vec::new(),
             epoll,
             _map: fd,
         })
@@ -247,12 +267,19 @@ impl RingBuf {
     /// Call `f` on every committed record, in order; returns how many were read.
     /// Stops at a record still being written.
     pub fn poll(&mut self, mut f: impl FnMut(&[u8])) -> Result<usize, RingBufError> {
-        let (cons, prod) = self.positions();
-        // SAFETY: the data area starts one page into the producer mapping and is
-        // mapped twice (2 * size bytes), as the kernel ABI guarantees.
+        // SAFETY: both mappings are at least a page long and page-aligned; the
+        // positions are u64s at offset 0 that the kernel and we access atomically.
+        let (cons, prod) = unsafe {
+            (
+                &*(self.consumer.ptr.as_ptr() as *const AtomicU64),
+                &*(self.producer.ptr.as_ptr() as *const AtomicU64),
+            )
+        };
+        // SAFETY: the data area starts one page into the producer mapping, which
+        // is `page + size` bytes long; size (mask + 1) is a power of two >= 4096.
         unsafe {
             let data = self.producer.ptr.as_ptr().add(self.page) as *const u8;
-            consume(cons, prod, data, self.mask, &mut f)
+            consume(cons, prod, data, self.mask, &mut self.scratch, &mut f)
         }
     }
 
@@ -309,7 +336,7 @@ impl RingBuf {
 mod tests {
     use super::*;
 
-    /// A fake ring: `size` data bytes mirrored into a second copy.
+    /// A fake ring of `size` data bytes, mapped once as dtrace maps it.
     struct Fake {
         cons: AtomicU64,
         prod: AtomicU64,
@@ -322,19 +349,17 @@ mod tests {
             Fake {
                 cons: AtomicU64::new(0),
                 prod: AtomicU64::new(0),
-                data: vec![0; 2 * size / 8],
+                data: vec![0; size / 8],
                 size,
             }
         }
 
         fn put_byte(&mut self, pos: u64, b: u8) {
-            let i = (pos as usize) & (self.size - 1);
-            for j in [i, i + self.size] {
-                let w = &mut self.data[j / 8];
-                let mut bytes = w.to_ne_bytes();
-                bytes[j % 8] = b;
-                *w = u64::from_ne_bytes(bytes);
-            }
+            let j = (pos as usize) & (self.size - 1);
+            let w = &mut self.data[j / 8];
+            let mut bytes = w.to_ne_bytes();
+            bytes[j % 8] = b;
+            *w = u64::from_ne_bytes(bytes);
         }
 
         fn push(&mut self, payload: &[u8], flags: u32) {
@@ -352,13 +377,15 @@ mod tests {
 
         fn drain(&self) -> (Result<usize, RingBufError>, Vec<Vec<u8>>) {
             let mut got = Vec::new();
-            // SAFETY: `data` is 2 * size bytes, 8-aligned, mirrored by put_byte.
+            let mut scratch = Vec::new();
+            // SAFETY: `data` is `size` bytes, 8-aligned.
             let r = unsafe {
                 consume(
                     &self.cons,
                     &self.prod,
                     self.data.as_ptr() as *const u8,
                     self.size as u64 - 1,
+                    &mut scratch,
                     &mut |r: &[u8]| got.push(r.to_vec()),
                 )
             };
@@ -404,6 +431,19 @@ mod tests {
         let (r, got) = f.drain();
         assert_eq!(r.ok(), Some(1));
         assert_eq!(got, vec![payload]);
+    }
+
+    #[test]
+    fn payload_starting_exactly_at_the_end_wraps_to_the_start() {
+        let mut f = Fake::new(64);
+        f.push(&[7; 48], 0); // 56 bytes: the next header sits in the last 8 bytes
+        let _ = f.drain();
+        let payload: Vec<u8> = (100..116).collect();
+        f.push(&payload, 0);
+        let (r, got) = f.drain();
+        assert_eq!(r.ok(), Some(1));
+        assert_eq!(got, vec![payload]);
+        assert_eq!(f.cons.load(Ordering::Relaxed), 56 + 24);
     }
 
     #[test]

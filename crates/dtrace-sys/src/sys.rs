@@ -55,6 +55,8 @@ pub enum Cmd {
     MapGetNextKey = 4,
     ProgLoad = 5,
     ProgTestRun = 10,
+    ProgGetNextId = 11,
+    ProgGetFdById = 13,
     ObjGetInfoByFd = 15,
     RawTracepointOpen = 17,
     BtfLoad = 18,

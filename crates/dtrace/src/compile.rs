@@ -103,7 +103,35 @@ fn match_clause(
     Ok(probes)
 }
 
-/// Apply `#pragma D option name[=value]` lines; other pragmas are accepted.
+/// Every probe description of every clause of `items` with the probes it
+/// matches (for `-v`; malformed descriptions were reported by `match_clauses`).
+pub fn describe(items: &[Item], catalog: &mut Catalog) -> Vec<(ProbeDesc, Vec<ProbeInfo>)> {
+    let mut out = Vec::new();
+    for item in items {
+        let Item::Clause(c) = item else { continue };
+        for spec in &c.probes {
+            if let Ok(desc) = ProbeDesc::parse(&spec.text) {
+                let found = catalog.matches(&desc);
+                out.push((desc, found));
+            }
+        }
+    }
+    out
+}
+
+/// The `#pragma D` directives DTrace knows; all but `option` have no effect here.
+const D_PRAGMAS: &[&str] = &[
+    "attributes",
+    "binding",
+    "depends_on",
+    "error",
+    "ident",
+    "line",
+    "option",
+];
+
+/// Apply `#pragma D option name[=value]` lines (one option each); other known
+/// pragmas are accepted, unknown ones are errors (D_PRAGMA_INVAL).
 pub fn pragma_options(
     map: &SourceMap,
     program: &Program,
@@ -112,8 +140,25 @@ pub fn pragma_options(
 ) -> Result<(), CompileError> {
     for item in &program.items {
         let Item::Pragma(p) = item else { continue };
-        if p.words.first().map(String::as_str) != Some("option") {
-            continue;
+        let first = p.words.first().map(String::as_str).unwrap_or("");
+        if first != "option" {
+            if D_PRAGMAS.contains(&first) {
+                continue;
+            }
+            let d = Diagnostic::new(
+                Tag::D_PRAGMA_INVAL,
+                p.span,
+                format!("invalid D pragma: {first}"),
+            );
+            return Err(error(map, &d, errtags));
+        }
+        if p.words.len() != 2 {
+            let d = Diagnostic::new(
+                Tag::D_PRAGMA_MALFORM,
+                p.span,
+                "malformed #pragma option <option>=<val>",
+            );
+            return Err(error(map, &d, errtags));
         }
         for w in p.words.iter().skip(1) {
             let (name, value) = match w.split_once('=') {

@@ -7,10 +7,14 @@
 //! (drain, print aggregations).
 
 mod compile;
+pub mod cpp;
+pub mod info;
 pub mod options;
 mod session;
 pub mod source;
 
+pub use dtrace_providers::{Attr, DepClass, Stability};
+pub use info::{DescriptionInfo, MatchedInfo, ProbeListing, ProgramInfo, StabilityReport};
 pub use options::{OptError, Options};
 pub use session::Session;
 pub use source::{ProbeSpecKind, Source};
@@ -66,23 +70,6 @@ pub enum WorkStatus {
     Done,
 }
 
-/// What one compiled program (one -n or -s) matched.
-#[derive(Debug, Clone)]
-pub struct ProgramInfo {
-    /// Number of probes matched by all its clauses (dtrace(1)'s "matched N probes").
-    pub matched: usize,
-}
-
-/// One row of `dtrace -l`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProbeListing {
-    pub id: u32,
-    pub provider: String,
-    pub module: String,
-    pub function: String,
-    pub name: String,
-}
-
 /// A DTrace handle (libdtrace's `dtrace_hdl_t`): options, the probe catalog, the
 /// type table, and the programs compiled so far (they share one D namespace).
 pub struct Dtrace {
@@ -96,8 +83,15 @@ pub struct Dtrace {
     clause_probes: Vec<Vec<ProbeInfo>>,
 }
 
+/// Kernel symbol addresses for the compiler (backquoted names), from kallsyms.
+fn kallsyms(module: Option<&str>, name: &str) -> Option<u64> {
+    dtrace_sys::kallsyms::lookup(module, name)
+}
+
 impl Dtrace {
-    /// Open the tracing subsystem: probe kernel features once, load kernel BTF.
+    /// Open the tracing subsystem: probe kernel features once. Kernel BTF (5 MB,
+    /// ~10 ms and ~9 MiB to parse) is loaded lazily, by [`Dtrace::compile`], only
+    /// for programs that need it (see `ensure_kernel_btf`).
     /// `need_kernel == false` (for `-l`, `-e`) does not require BPF privileges.
     pub fn open(need_kernel: bool) -> Result<Dtrace, OpenError> {
         let kernel = if need_kernel {
@@ -106,41 +100,62 @@ impl Dtrace {
             if let Some(why) = features.unusable() {
                 return Err(OpenError::Unavailable(why));
             }
+            if !features.btf {
+                // Without BTF the built-in fallback offsets would be guesses.
+                return Err(OpenError::Unavailable(
+                    "dtrace: failed to initialize dtrace: kernel BTF (/sys/kernel/btf/vmlinux) is not available".into(),
+                ));
+            }
             Some((sys, features))
         } else {
             None
         };
-        let mut types = TypeTable::with_builtins();
-        let mut offsets = KernelOffsets::default();
-        if types.load_kernel_btf().is_ok() {
-            let off = |t: &mut TypeTable, m: &str| {
-                dtrace_ctypes::query::offset_of_path(t, "struct task_struct", &[m])
-                    .ok()
-                    .map(|mem| (mem.bit_offset / 8) as u32)
-            };
-            if let (Some(rp), Some(tg)) = (off(&mut types, "real_parent"), off(&mut types, "tgid"))
-            {
-                offsets = KernelOffsets {
-                    task_real_parent: rp,
-                    task_tgid: tg,
-                };
-            }
-        } else if need_kernel {
-            // Without BTF the built-in fallback offsets would be guesses.
-            return Err(OpenError::Unavailable(
-                "dtrace: failed to initialize dtrace: kernel BTF (/sys/kernel/btf/vmlinux) is not available".into(),
-            ));
-        }
         Ok(Dtrace {
             options: Options::default(),
             kernel,
             catalog: Catalog::new(),
-            types,
-            offsets,
+            types: TypeTable::with_builtins(),
+            offsets: KernelOffsets::default(),
             map: SourceMap::new(),
             items: Vec::new(),
             clause_probes: Vec::new(),
         })
+    }
+
+    /// Load kernel BTF into the type table and take the `task_struct` offsets
+    /// from it, once. Returns true if this call loaded it (false: already
+    /// loaded, or unavailable).
+    ///
+    /// BTF is needed by programs that name kernel types (the parser's typedef
+    /// check) or read `ppid` (the offsets). [`Dtrace::compile`] loads it before
+    /// compiling a program that mentions `ppid`, and otherwise only when the
+    /// program fails to compile without it, then compiles again: a program that
+    /// compiles without kernel types compiles to the same code with them.
+    fn ensure_kernel_btf(&mut self) -> bool {
+        if self.types.kernel().is_some() || self.types.load_kernel_btf().is_err() {
+            return false;
+        }
+        let off = |t: &mut TypeTable, m: &str| {
+            dtrace_ctypes::query::offset_of_path(t, "struct task_struct", &[m])
+                .ok()
+                .map(|mem| (mem.bit_offset / 8) as u32)
+        };
+        if let (Some(rp), Some(tg)) = (
+            off(&mut self.types, "real_parent"),
+            off(&mut self.types, "tgid"),
+        ) {
+            self.offsets = KernelOffsets {
+                task_real_parent: rp,
+                task_tgid: tg,
+            };
+        }
+        true
+    }
+
+    /// `-v`: make [`Dtrace::compile`] report each program's stability
+    /// attributes ([`ProgramInfo::stability`]).
+    pub fn report_stability(&mut self, on: bool) {
+        self.options.report_stability = on;
     }
 
     /// `-x name[=value]` and `#pragma D option`.
@@ -167,7 +182,14 @@ impl Dtrace {
                 (SourceKind::Script { path: path.clone() }, text.clone())
             }
         };
+        let is_script = matches!(kind, SourceKind::Script { .. });
         let id = self.map.add(kind, text);
+        // `# N "file"` markers (left by cpp, or written by hand) name the
+        // user's lines in messages.
+        if let (true, Some(f)) = (is_script, self.map.get_mut(id)) {
+            let markers = dtrace_syntax::scan_line_markers(&f.text);
+            f.set_line_markers(markers);
+        }
         let types = &self.types;
         let is_type_name = |n: &str| types.is_type_name_scoped(None, n);
         let popts = ParseOptions {
@@ -180,9 +202,61 @@ impl Dtrace {
             .map_err(|d| compile::error(&self.map, &d, self.options.errtags))
     }
 
+    /// `source` after the C preprocessor (`-C`, scripts only), run once per
+    /// compilation: its messages go to stderr.
+    fn preprocessed<'s>(
+        &self,
+        source: &'s Source,
+    ) -> Result<std::borrow::Cow<'s, Source>, CompileError> {
+        use std::borrow::Cow;
+        match source {
+            Source::Script { path, text } if self.options.cpp => {
+                let out = cpp::preprocess(&self.cpp_config(), path, text).map_err(|e| {
+                    compile::plain(format!("dtrace: failed to compile script {path}: {}", e.0))
+                })?;
+                Ok(Cow::Owned(Source::Script {
+                    path: path.clone(),
+                    text: out,
+                }))
+            }
+            _ => Ok(Cow::Borrowed(source)),
+        }
+    }
+
+    fn cpp_config(&self) -> cpp::CppConfig {
+        cpp::CppConfig {
+            path: self.options.cpppath.clone(),
+            defines: self.options.defines.clone(),
+            undefines: self.options.undefines.clone(),
+            include_dirs: self.options.incdirs.clone(),
+            print_includes: self.options.cpphdrs,
+        }
+    }
+
     /// Compile one source; programs accumulate in the handle.
     /// `macro_args` are `$0..$n`; `macro_vars` hold `target`, `pid`, ... as decimal text.
     pub fn compile(
+        &mut self,
+        source: &Source,
+        macro_args: &[String],
+        macro_vars: &HashMap<String, String>,
+    ) -> Result<ProgramInfo, CompileError> {
+        let source = &*self.preprocessed(source)?;
+        let text = match source {
+            Source::Spec { text, .. } | Source::Script { text, .. } => text,
+        };
+        if mentions_word(text, "ppid") || macro_args.iter().any(|a| mentions_word(a, "ppid")) {
+            self.ensure_kernel_btf();
+        }
+        match self.compile_source(source, macro_args, macro_vars) {
+            Err(_) if self.ensure_kernel_btf() => {
+                self.compile_source(source, macro_args, macro_vars)
+            }
+            r => r,
+        }
+    }
+
+    fn compile_source(
         &mut self,
         source: &Source,
         macro_args: &[String],
@@ -199,17 +273,24 @@ impl Dtrace {
             errtags,
         )?;
         let matched = probes.iter().map(Vec::len).sum();
+        let stability = self.options.report_stability.then(|| {
+            let described = compile::describe(&program.items, &mut self.catalog);
+            let text = match source {
+                Source::Spec { text, .. } | Source::Script { text, .. } => text,
+            };
+            info::report(&self.catalog, &described, mentions_word(text, "args"))
+        });
         let mut items = self.items.clone();
         items.extend(program.items);
         let mut clause_probes = self.clause_probes.clone();
         clause_probes.extend(probes);
         let whole = Program { items };
         let opts = self.compile_options();
-        dtrace_sema::check(&whole, &clause_probes, &mut self.types, &opts)
+        dtrace_sema::check_with(&whole, &clause_probes, &mut self.types, &opts, &kallsyms)
             .map_err(|d| compile::error(&self.map, &d, errtags))?;
         self.items = whole.items;
         self.clause_probes = clause_probes;
-        Ok(ProgramInfo { matched })
+        Ok(ProgramInfo { matched, stability })
     }
 
     fn compile_options(&self) -> CompileOptions {
@@ -233,6 +314,7 @@ impl Dtrace {
         let probes: Vec<ProbeInfo> = match source {
             None => self.catalog.probes().to_vec(),
             Some(src) => {
+                let src = &*self.preprocessed(src)?;
                 let program = self.parse(src, &[], &HashMap::new())?;
                 let per = compile::match_clauses(
                     &self.map,
@@ -249,13 +331,7 @@ impl Dtrace {
         };
         Ok(probes
             .into_iter()
-            .map(|p| ProbeListing {
-                id: p.id,
-                provider: p.provider,
-                module: p.module,
-                function: p.function,
-                name: p.name,
-            })
+            .map(|p| info::listing(&self.catalog, p))
             .collect())
     }
 
@@ -264,8 +340,14 @@ impl Dtrace {
         let whole = Program {
             items: self.items.clone(),
         };
-        let typed = dtrace_sema::check(&whole, &self.clause_probes, &mut self.types, &opts)
-            .map_err(|d| compile::error(&self.map, &d, self.options.errtags))?;
+        let typed = dtrace_sema::check_with(
+            &whole,
+            &self.clause_probes,
+            &mut self.types,
+            &opts,
+            &kallsyms,
+        )
+        .map_err(|d| compile::error(&self.map, &d, self.options.errtags))?;
         let mut compiled = dtrace_codegen::compile(&typed, &self.clause_probes, &opts);
         for ps in &self.clause_probes {
             for p in ps {
@@ -303,6 +385,33 @@ impl Dtrace {
                 detail: None,
             });
         };
+        // The kernel's BTF (~9 MiB parsed) is not needed once code is generated:
+        // free it before the ring buffer is mapped, so peak RSS is the larger of
+        // the two rather than their sum (docs/PERFORMANCE.md).
+        self.types = TypeTable::with_builtins();
         Session::new(&sys, &features, compiled, &self.options)
+    }
+}
+
+/// Does `word` occur in `text` as a whole identifier?
+fn mentions_word(text: &str, word: &str) -> bool {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
+#[cfg(test)]
+mod lazy_btf_tests {
+    use super::mentions_word;
+
+    #[test]
+    fn finds_whole_identifiers_only() {
+        assert!(mentions_word("BEGIN { trace(ppid); }", "ppid"));
+        assert!(mentions_word("ppid", "ppid"));
+        assert!(!mentions_word("BEGIN { trace(ppidx + xppid); }", "ppid"));
+        assert!(!mentions_word("", "ppid"));
     }
 }

@@ -31,6 +31,20 @@ pub struct Options {
     pub aggsortrev: bool,
     pub aggsortpos: Option<u32>,
     pub aggsortkeypos: Option<u32>,
+    /// `-C`: run the C preprocessor over script files.
+    pub cpp: bool,
+    /// `-x cpppath=PATH`: the preprocessor to run (default `cpp` on `PATH`).
+    pub cpppath: Option<String>,
+    /// `-D name[=value]` (option `define`), in order.
+    pub defines: Vec<String>,
+    /// `-U name` (option `undef`), in order.
+    pub undefines: Vec<String>,
+    /// `-I dir` (option `incdir`), in order.
+    pub incdirs: Vec<String>,
+    /// `-H` (option `cpphdrs`): the preprocessor lists the files it includes.
+    pub cpphdrs: bool,
+    /// `-v` (not an `-x` option): compiling reports stability attributes.
+    pub report_stability: bool,
 }
 
 impl Default for Options {
@@ -53,6 +67,13 @@ impl Default for Options {
             aggsortrev: false,
             aggsortpos: None,
             aggsortkeypos: None,
+            cpp: false,
+            cpppath: None,
+            defines: Vec::new(),
+            undefines: Vec::new(),
+            incdirs: Vec::new(),
+            cpphdrs: false,
+            report_stability: false,
         }
     }
 }
@@ -147,6 +168,13 @@ impl Options {
                         .map_err(|_| OptError("Invalid value for specified option".into()))?,
                 )
             }
+            // The preprocessor (libdtrace's names for -C -D -U -I -H).
+            "cpp" => self.cpp = flag(value)?,
+            "cpphdrs" => self.cpphdrs = flag(value)?,
+            "cpppath" => self.cpppath = Some(need()?.to_string()),
+            "define" => self.defines.push(need()?.to_string()),
+            "undef" => self.undefines.push(need()?.to_string()),
+            "incdir" => self.incdirs.push(need()?.to_string()),
             // Accepted for compatibility; they have no effect in this implementation.
             "bufpolicy" | "bufresize" | "cpu" | "nspec" | "specsize" | "statusrate"
             | "cleanrate" | "stackframes" | "ustackframes" | "jstackframes" | "jstackstrsize"
@@ -181,5 +209,25 @@ mod tests {
         assert!(o.set("bufsize", None).is_err());
         assert!(o.set("strsize", Some("32")).is_ok());
         assert_eq!(o.strsize, 32);
+        assert!(o.set("define", Some("X=1")).is_ok());
+        assert!(o.set("define", None).is_err());
+        assert!(o.set("undef", Some("Y")).is_ok() && o.set("incdir", Some("/i")).is_ok());
+        assert!(o.set("cpp", None).is_ok() && o.set("cpphdrs", None).is_ok());
+        assert_eq!(
+            (
+                o.defines.clone(),
+                o.undefines.clone(),
+                o.incdirs.clone(),
+                o.cpp,
+                o.cpphdrs
+            ),
+            (
+                vec!["X=1".to_string()],
+                vec!["Y".to_string()],
+                vec!["/i".to_string()],
+                true,
+                true
+            )
+        );
     }
 }

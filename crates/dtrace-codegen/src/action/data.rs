@@ -10,6 +10,10 @@ use dtrace_sema::{TExpr, TStmt};
 impl<'a> Gen<'a> {
     /// Store the value of `e` into the record field at `offset` of type `vt`.
     pub fn store_field(&mut self, e: &TExpr, offset: u32, vt: &ValueType) {
+        if let ValueType::Bytes { size } = vt {
+            self.store_bytes(e, offset, *size);
+            return;
+        }
         let v = self.expr(e);
         let r = self.get(v, Reg::R2);
         self.a

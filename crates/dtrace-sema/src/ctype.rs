@@ -1,0 +1,293 @@
+//! C type names in D: resolving written types (`unsigned long`, `struct foo *`,
+//! ``vmlinux`task_struct``, typedef names) to [`TypeId`]s — D scope first, then
+//! kernel BTF — applying declarators, parsing the C type strings providers give for
+//! probe arguments, and mapping a C type to the [`Ty`] codegen sees.
+
+use crate::check::{Checker, R};
+use crate::expr::const_value;
+use crate::ir::Ty;
+use dtrace_ctypes::{TypeId, TypeKind};
+use dtrace_syntax::ast::{self, ArrayDim, BaseType, Declarator, TypeSpec};
+use dtrace_syntax::{Diagnostic, Span, Tag};
+
+/// `mod`name` -> (Some(mod), name); `` `name`` -> (None, name); `name` -> (None, name).
+pub(crate) fn split_scope(name: &str) -> (Option<&str>, &str) {
+    match name.split_once('`') {
+        Some(("", n)) => (None, n),
+        Some((m, n)) => (Some(m), n),
+        None => (None, name),
+    }
+}
+
+/// `unsigned long int` -> `unsigned long`, `signed` -> `int`, `long long` etc.
+pub(crate) fn canonical_int_name(words: &[String]) -> String {
+    let mut unsigned = false;
+    let mut signed = false;
+    let mut longs = 0;
+    let mut base: Option<&str> = None;
+    for w in words {
+        match w.as_str() {
+            "unsigned" => unsigned = true,
+            "signed" => signed = true,
+            "long" => longs += 1,
+            "int" => {}
+            other => base = Some(other),
+        }
+    }
+    let core = match (base, longs) {
+        (Some("char"), _) => "char",
+        (Some("short"), _) => "short",
+        (Some(other), _) => return other.to_string(),
+        (None, 0) => "int",
+        (None, 1) => "long",
+        (None, _) => "long long",
+    };
+    if unsigned {
+        format!("unsigned {core}")
+    } else if signed && core == "char" {
+        "signed char".to_string()
+    } else {
+        core.to_string()
+    }
+}
+
+fn unknown_type(name: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Tag::D_UNKNOWN_TYPE,
+        span,
+        format!("{name} is not a known type"),
+    )
+}
+
+impl<'a> Checker<'a> {
+    /// A type name as written in a cast, `sizeof` or `offsetof`.
+    pub(crate) fn type_name(&mut self, tn: &ast::TypeName) -> R<TypeId> {
+        let base = self.spec_type(&tn.spec, tn.span)?;
+        self.apply_declarator(base, &tn.decl, tn.span)
+    }
+
+    /// The type declaration specifiers denote (defining structs/unions/enums written
+    /// with a body).
+    pub(crate) fn spec_type(&mut self, spec: &TypeSpec, span: Span) -> R<TypeId> {
+        match &spec.base {
+            BaseType::Implicit => Ok(self.int_id()),
+            BaseType::Keywords(k) => {
+                let name = if k.iter().any(|w| w == "void") {
+                    "void".to_string()
+                } else if k.iter().any(|w| w == "string") {
+                    "string".to_string()
+                } else {
+                    canonical_int_name(k)
+                };
+                self.types
+                    .lookup(&name)
+                    .ok_or_else(|| unknown_type(&name, span))
+            }
+            BaseType::Named(n) => {
+                let (module, name) = split_scope(n);
+                if let Some(t) = self.lookup_kernel_type(module, name, span)? {
+                    return Ok(t);
+                }
+                // ``vmlinux`task_struct``: a tag written without its keyword.
+                for kw in ["struct", "union", "enum"] {
+                    let full = format!("{kw} {name}");
+                    if let Some(t) = self.lookup_kernel_type(module, &full, span)? {
+                        return Ok(t);
+                    }
+                }
+                Err(unknown_type(n, span))
+            }
+            BaseType::Struct { tag, members } | BaseType::Union { tag, members } => {
+                let kw = if matches!(spec.base, BaseType::Struct { .. }) {
+                    "struct"
+                } else {
+                    "union"
+                };
+                match members {
+                    Some(m) => self.define_sou(kw, tag.as_deref(), m, span),
+                    None => self.tag_type(kw, tag.as_deref().unwrap_or(""), span),
+                }
+            }
+            BaseType::Enum { tag, values } => match values {
+                Some(v) => self.define_enum(tag.as_deref(), v, span),
+                None => self.tag_type("enum", tag.as_deref().unwrap_or(""), span),
+            },
+        }
+    }
+
+    /// `struct tag` (possibly ``struct vmlinux`tag``), D scope first, then the kernel.
+    pub(crate) fn tag_type(&mut self, kw: &str, tag: &str, span: Span) -> R<TypeId> {
+        let (module, name) = split_scope(tag);
+        let full = format!("{kw} {name}");
+        self.lookup_kernel_type(module, &full, span)?
+            .ok_or_else(|| unknown_type(&format!("{kw} {tag}"), span))
+    }
+
+    fn lookup_kernel_type(
+        &mut self,
+        module: Option<&str>,
+        name: &str,
+        span: Span,
+    ) -> R<Option<TypeId>> {
+        self.types.try_lookup_scoped(module, name).map_err(|e| {
+            Diagnostic::new(
+                Tag::D_UNKNOWN_TYPE,
+                span,
+                format!(
+                    "failed to read kernel types of module {}: {e}",
+                    module.unwrap_or("vmlinux")
+                ),
+            )
+        })
+    }
+
+    /// Apply a declarator to a base type (the node next to the identifier first).
+    pub(crate) fn apply_declarator(
+        &mut self,
+        base: TypeId,
+        d: &Declarator,
+        span: Span,
+    ) -> R<TypeId> {
+        match d {
+            Declarator::Abstract | Declarator::Ident(..) => Ok(base),
+            Declarator::Pointer { inner, .. } => {
+                let t = self.apply_declarator(base, inner, span)?;
+                Ok(self.types.pointer_to(t))
+            }
+            Declarator::Array { inner, dim } => {
+                let elem = self.apply_declarator(base, inner, span)?;
+                let len = match dim {
+                    ArrayDim::None => 0,
+                    ArrayDim::Size(e) => {
+                        let v = self.expr(e)?;
+                        match const_value(&v).filter(|_| v.ty.is_int()) {
+                            Some(n) if n >= 0 => n as u64,
+                            _ => {
+                                return Err(Diagnostic::new(
+                                    Tag::D_DECL_ARRVA,
+                                    e.span,
+                                    "array dimension must be a non-negative integer constant",
+                                ))
+                            }
+                        }
+                    }
+                    ArrayDim::Assoc(_) => {
+                        return Err(Diagnostic::new(
+                            Tag::D_DECL_USELESS,
+                            span,
+                            "associative arrays may only be declared as variables",
+                        ))
+                    }
+                };
+                Ok(self.types.add(TypeKind::Array { elem, len }))
+            }
+            Declarator::Function {
+                inner,
+                params,
+                varargs,
+            } => {
+                let ret = self.apply_declarator(base, inner, span)?;
+                let mut ps = Vec::new();
+                for p in params {
+                    ps.push(self.type_name(p)?);
+                }
+                Ok(self.types.add(TypeKind::Function {
+                    ret,
+                    params: ps,
+                    varargs: *varargs,
+                }))
+            }
+        }
+    }
+
+    pub(crate) fn int_id(&self) -> TypeId {
+        self.b.int.type_id().unwrap_or(self.b.void_id)
+    }
+
+    /// The value type of an object of C type `id` (typedefs kept for names).
+    pub(crate) fn value_ty(&self, id: TypeId) -> Ty {
+        let r = self.types.resolve(id);
+        match self.types.kind(r) {
+            TypeKind::Int { size, signed, .. } if matches!(size, 1 | 2 | 4 | 8) => Ty::Int {
+                size: *size as u8,
+                signed: *signed,
+                id,
+            },
+            TypeKind::Enum { size, .. } if matches!(size, 1 | 2 | 4 | 8) => Ty::Int {
+                size: *size as u8,
+                signed: true,
+                id,
+            },
+            TypeKind::Pointer { .. } => Ty::Ptr { id },
+            TypeKind::String => Ty::Str {
+                cap: self.opts.str_cap(),
+            },
+            TypeKind::Void | TypeKind::Function { .. } => Ty::Void,
+            _ => Ty::Agg {
+                id,
+                size: self.types.size_of(r, 0).min(u32::MAX as u64) as u32,
+            },
+        }
+    }
+
+    /// What a pointer type points to (typedefs and qualifiers stripped from the
+    /// pointer itself, kept on the target).
+    pub(crate) fn pointee(&self, ptr: TypeId) -> Option<TypeId> {
+        match self.types.kind(self.types.resolve(ptr)) {
+            TypeKind::Pointer { target } => Some(*target),
+            _ => None,
+        }
+    }
+
+    /// The element type and length of a C array type.
+    pub(crate) fn array_elem(&self, id: TypeId) -> Option<(TypeId, u64)> {
+        match self.types.kind(self.types.resolve(id)) {
+            TypeKind::Array { elem, len } => Some((*elem, *len)),
+            _ => None,
+        }
+    }
+
+    /// Size of an object of type `id` (`void` and functions count 1, as GCC).
+    pub(crate) fn elem_size(&self, id: TypeId) -> u64 {
+        match self.types.kind(self.types.resolve(id)) {
+            TypeKind::Void | TypeKind::Function { .. } => 1,
+            _ => self.types.size_of(id, self.opts.strsize as u64),
+        }
+    }
+
+    /// Whether `id` is a `char`-sized integer (`char`, `signed char`, `unsigned char`).
+    pub(crate) fn is_char(&self, id: TypeId) -> bool {
+        matches!(
+            self.types.kind(self.types.resolve(id)),
+            TypeKind::Int { size: 1, .. }
+        )
+    }
+
+    /// A C type written as text by a provider (`"const char *"`, `"struct file *"`,
+    /// `"unsigned long"`, `"size_t"`): base words, then `*`s. `None` if unknown.
+    pub(crate) fn parse_c_type(&mut self, text: &str) -> Option<TypeId> {
+        let stars = text.chars().filter(|c| *c == '*').count();
+        let words: Vec<String> = text
+            .split(|c: char| c.is_whitespace() || c == '*')
+            .filter(|w| !w.is_empty() && !matches!(*w, "const" | "volatile" | "restrict"))
+            .map(str::to_string)
+            .collect();
+        let first = words.first()?.as_str();
+        let base = match first {
+            "struct" | "union" | "enum" => {
+                let tag = words.get(1)?;
+                self.types.lookup_scoped(None, &format!("{first} {tag}"))?
+            }
+            "void" => self.b.void_id,
+            "char" | "short" | "int" | "long" | "signed" | "unsigned" => {
+                self.types.lookup(&canonical_int_name(&words))?
+            }
+            name => self.types.lookup_scoped(None, name)?,
+        };
+        let mut t = base;
+        for _ in 0..stars {
+            t = self.types.pointer_to(t);
+        }
+        Some(t)
+    }
+}

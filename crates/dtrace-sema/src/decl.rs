@@ -1,0 +1,445 @@
+//! Top-level declarations: `struct`/`union`/`enum` definitions, `typedef`, variable
+//! declarations with their storage class (`int x;`, `self int y;`, `this string s;`,
+//! `int a[string, int];`), `inline` constants and expressions.
+//!
+//! Type definitions go into the shared [`dtrace_ctypes::TypeTable`], which outlives
+//! one check (the facade checks a program again before code generation, and later
+//! programs see earlier types): defining a type exactly as it is already defined is
+//! therefore accepted; a different definition is a redeclaration error.
+
+use crate::check::{Checker, R};
+use crate::expr::{const_value, convert};
+use crate::ir::*;
+use dtrace_ctypes::{Enumerator, LayoutError, TypeId, TypeKind};
+use dtrace_syntax::ast::{self, ArrayDim, Declarator, MemberDecl};
+use dtrace_syntax::{Diagnostic, Span, Tag};
+
+/// The identifier a declarator declares.
+pub(crate) fn declared_name(d: &Declarator) -> Option<(&str, Span)> {
+    match d {
+        Declarator::Abstract => None,
+        Declarator::Ident(n, s) => Some((n, *s)),
+        Declarator::Pointer { inner, .. }
+        | Declarator::Array { inner, .. }
+        | Declarator::Function { inner, .. } => declared_name(inner),
+    }
+}
+
+/// An `inline` definition: its declared type and the expression it stands for.
+#[derive(Debug, Clone)]
+pub(crate) struct Inline {
+    pub ty: Ty,
+    pub expr: ast::Expr,
+}
+
+/// A layout error, placed on the member it names when there is one.
+fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnostic {
+    let (tag, member) = match &e {
+        LayoutError::Incomplete { member, .. } => (Tag::D_DECL_INCOMPLETE, Some(member)),
+        LayoutError::Redefined { .. } => (Tag::D_TYPE_REDEF, None),
+        LayoutError::DuplicateMember { member } => (Tag::D_DECL_IDRED, Some(member)),
+        LayoutError::BitfieldType { member, .. } => (Tag::D_DECL_BFTYPE, Some(member)),
+        LayoutError::BitfieldWidth { member, .. } | LayoutError::NamedZeroWidth { member } => {
+            (Tag::D_DECL_BFSIZE, Some(member))
+        }
+        LayoutError::TooLarge => (Tag::D_TYPE_ERR, None),
+    };
+    let at = member
+        .and_then(|m| {
+            members
+                .iter()
+                .rev()
+                .find(|d| declared_name(&d.decl).map(|(n, _)| n) == Some(m.as_str()))
+        })
+        .map(|d| d.span)
+        .unwrap_or(span);
+    Diagnostic::new(tag, at, e.to_string())
+}
+
+impl<'a> Checker<'a> {
+    /// A top-level declaration.
+    pub(crate) fn declaration(&mut self, d: &ast::Decl) -> R<()> {
+        let storage = d.spec.storage.as_deref();
+        let base = self.spec_type(&d.spec, d.span)?;
+        for (decl, init) in &d.declarators {
+            let Some((name, nspan)) = declared_name(decl) else {
+                continue;
+            };
+            match storage {
+                Some("typedef") => self.typedef(name, base, decl, nspan)?,
+                Some("inline") => self.inline(name, base, decl, init.as_ref(), nspan)?,
+                Some("extern") => {}
+                Some("self") | Some("this") | Some("static") | None => {
+                    self.variable(storage, name, base, decl, nspan)?
+                }
+                Some(other) => {
+                    return Err(Diagnostic::new(
+                        Tag::D_DECL_USELESS,
+                        d.span,
+                        format!("storage class {other} is not supported here"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn typedef(&mut self, name: &str, base: TypeId, decl: &Declarator, span: Span) -> R<()> {
+        let target = self.apply_declarator(base, decl, span)?;
+        if let Some(old) = self.types.lookup(name) {
+            let same = self.types.name_of(self.types.resolve(old))
+                == self.types.name_of(self.types.resolve(target));
+            if same {
+                return Ok(());
+            }
+            return Err(Diagnostic::new(
+                Tag::D_DECL_TYPERED,
+                span,
+                format!("typedef redeclared: {name}"),
+            ));
+        }
+        let id = self.types.add(TypeKind::Typedef {
+            name: name.to_string(),
+            target,
+        });
+        self.types.bind(name, id);
+        Ok(())
+    }
+
+    fn taken(&self, name: &str) -> bool {
+        self.globals.contains_key(name)
+            || self.arrays.contains_key(name)
+            || self.inlines.contains_key(name)
+            || self.builtin(name).is_some()
+    }
+
+    fn redeclared(name: &str, span: Span) -> Diagnostic {
+        Diagnostic::new(
+            Tag::D_DECL_IDRED,
+            span,
+            format!("identifier redeclared: {name}"),
+        )
+    }
+
+    fn inline(
+        &mut self,
+        name: &str,
+        base: TypeId,
+        decl: &Declarator,
+        init: Option<&ast::Expr>,
+        span: Span,
+    ) -> R<()> {
+        let ty = self.apply_declarator(base, decl, span)?;
+        let ty = self.value_ty(ty);
+        let Some(init) = init else {
+            return Err(Diagnostic::new(
+                Tag::D_SYNTAX,
+                span,
+                format!("inline {name} must be given a value"),
+            ));
+        };
+        if self.taken(name) {
+            return Err(Self::redeclared(name, span));
+        }
+        // Check it now, so errors point at the definition.
+        let v = self.expr(init)?;
+        self.inline_value(name, ty, v, span)?;
+        self.inlines.insert(
+            name.to_string(),
+            Inline {
+                ty,
+                expr: init.clone(),
+            },
+        );
+        Ok(())
+    }
+
+    /// An inline's value converted to its declared type.
+    pub(crate) fn inline_value(&mut self, name: &str, ty: Ty, v: TExpr, span: Span) -> R<TExpr> {
+        let v = match ty {
+            Ty::Str { .. } => self.string_of(v).ok(),
+            Ty::Int { .. } if v.ty.is_int() => Some(convert(v, ty)),
+            Ty::Ptr { .. } if v.ty.is_int_or_ptr() => Some(crate::ptr::retype(v, ty)),
+            _ => None,
+        };
+        v.ok_or_else(|| {
+            Diagnostic::new(
+                Tag::D_OP_INCOMPAT,
+                span,
+                format!(
+                    "inline {name} definition uses incompatible types: \"{}\"",
+                    self.name(&ty)
+                ),
+            )
+        })
+    }
+
+    /// Use of an inline: its expression typed here (so `arg0`, `probefunc` and the
+    /// like mean this clause's), converted to the declared type.
+    pub(crate) fn inline_use(&mut self, name: &str, span: Span) -> Option<R<TExpr>> {
+        let inl = self.inlines.get(name)?.clone();
+        Some(self.expr(&inl.expr).and_then(|v| {
+            let mut v = self.inline_value(name, inl.ty, v, span)?;
+            v.span = span;
+            Ok(v)
+        }))
+    }
+
+    fn variable(
+        &mut self,
+        storage: Option<&str>,
+        name: &str,
+        base: TypeId,
+        decl: &Declarator,
+        span: Span,
+    ) -> R<()> {
+        if let Declarator::Array {
+            inner,
+            dim: ArrayDim::Assoc(keys),
+        } = decl
+        {
+            if storage.is_some() && storage != Some("static") {
+                return Err(Diagnostic::new(
+                    Tag::D_DECL_LOCASSC,
+                    span,
+                    format!(
+                        "associative array {name} may not be declared {}",
+                        storage.unwrap_or("")
+                    ),
+                ));
+            }
+            let vt = self.apply_declarator(base, inner, span)?;
+            let value = self.storage_type(name, vt, span)?;
+            let mut kt = Vec::new();
+            for k in keys {
+                let id = self.type_name(k)?;
+                let t = self.storage_type(name, id, k.span)?;
+                kt.push(t);
+            }
+            if self.taken(name) {
+                return Err(Self::redeclared(name, span));
+            }
+            let a = self.out.arrays.len() as u32;
+            self.out.arrays.push(ArrayInfo {
+                name: name.to_string(),
+                keys: kt,
+                value,
+            });
+            self.arrays.insert(name.to_string(), a);
+            return Ok(());
+        }
+        let id = self.apply_declarator(base, decl, span)?;
+        let ty = self.storage_type(name, id, span)?;
+        match storage {
+            Some("self") => {
+                if self.thread.contains_key(name) {
+                    return Err(Self::redeclared(name, span));
+                }
+                self.new_thread(name, ty, span);
+            }
+            Some("this") => {
+                if self.clause.contains_key(name) {
+                    return Err(Self::redeclared(name, span));
+                }
+                self.new_clause(name, ty, span);
+            }
+            _ => {
+                if self.taken(name) {
+                    return Err(Self::redeclared(name, span));
+                }
+                self.new_global(name, ty, span);
+            }
+        }
+        Ok(())
+    }
+
+    /// The type a variable of C type `id` is stored as.
+    fn storage_type(&mut self, name: &str, id: TypeId, span: Span) -> R<Ty> {
+        match self.value_ty(id) {
+            Ty::Void => Err(Diagnostic::new(
+                Tag::D_DECL_VOIDOBJ,
+                span,
+                format!("cannot have void object: {name}"),
+            )),
+            Ty::Agg { .. } => Err(Diagnostic::new(
+                Tag::D_VAR_UNSUP,
+                span,
+                format!(
+                    "variables of type {} are not supported yet: {name}",
+                    self.types.name_of(id)
+                ),
+            )),
+            t => Ok(t),
+        }
+    }
+
+    /// `struct tag { ... }` / `union tag { ... }`: define (or find the identical
+    /// earlier definition).
+    pub(crate) fn define_sou(
+        &mut self,
+        kw: &str,
+        tag: Option<&str>,
+        members: &[MemberDecl],
+        span: Span,
+    ) -> R<TypeId> {
+        if tag.is_some_and(|t| t.contains('`')) {
+            return Err(Diagnostic::new(
+                Tag::D_DECL_USELESS,
+                span,
+                "a scoped type name cannot be defined in D",
+            ));
+        }
+        let is_union = kw == "union";
+        let existing = tag.and_then(|t| self.types.lookup_tag(kw, t));
+        if let (None, Some(t)) = (existing, tag) {
+            // A forward declaration first, so members may point to the type itself.
+            let f = self.types.add(TypeKind::Forward {
+                name: t.to_string(),
+                is_union,
+            });
+            self.types.bind_tag(kw, t, f);
+        }
+        let mut ms: Vec<(String, TypeId, Option<u32>)> = Vec::new();
+        for m in members {
+            let base = self.spec_type(&m.spec, m.span)?;
+            let ty = self.apply_declarator(base, &m.decl, m.span)?;
+            let name = declared_name(&m.decl)
+                .map(|(n, _)| n.to_string())
+                .unwrap_or_default();
+            let width = match &m.bitfield {
+                None => None,
+                Some(e) => {
+                    let v = self.expr(e)?;
+                    match const_value(&v).filter(|_| v.ty.is_int()) {
+                        Some(w) if (0..=64).contains(&w) => Some(w as u32),
+                        _ => {
+                            return Err(Diagnostic::new(
+                                Tag::D_DECL_CHARATTR,
+                                e.span,
+                                "bit-field width must be a non-negative integer constant",
+                            ))
+                        }
+                    }
+                }
+            };
+            ms.push((name, ty, width));
+        }
+        if let Some(old) = existing {
+            if !matches!(self.types.kind(old), TypeKind::Forward { .. }) {
+                return self.same_sou(kw, tag.unwrap_or(""), old, &ms, is_union, span);
+            }
+        }
+        let r = if is_union {
+            self.types.define_union(tag, &ms)
+        } else {
+            self.types.define_struct(tag, &ms)
+        };
+        r.map_err(|e| layout_error(e, span, members))
+    }
+
+    /// An already complete `kw tag`: accept an identical definition.
+    fn same_sou(
+        &mut self,
+        kw: &str,
+        tag: &str,
+        old: TypeId,
+        ms: &[(String, TypeId, Option<u32>)],
+        is_union: bool,
+        span: Span,
+    ) -> R<TypeId> {
+        let laid = if is_union {
+            dtrace_ctypes::layout_union(self.types, ms)
+        } else {
+            dtrace_ctypes::layout_struct(self.types, ms)
+        }
+        .map_err(|e| layout_error(e, span, &[]))?;
+        let same = match self.types.kind(old) {
+            TypeKind::Struct { size, members, .. } | TypeKind::Union { size, members, .. } => {
+                *size == laid.0
+                    && members.len() == laid.2.len()
+                    && members.iter().zip(laid.2.iter()).all(|(a, b)| {
+                        a.name == b.name
+                            && a.bit_offset == b.bit_offset
+                            && a.bit_size == b.bit_size
+                            && self.types.name_of(a.ty) == self.types.name_of(b.ty)
+                    })
+            }
+            _ => false,
+        };
+        if same {
+            Ok(old)
+        } else {
+            Err(Diagnostic::new(
+                Tag::D_TYPE_REDEF,
+                span,
+                format!("type redeclared: {kw} {tag}"),
+            ))
+        }
+    }
+
+    /// `enum tag { A, B = 5, ... }`.
+    pub(crate) fn define_enum(
+        &mut self,
+        tag: Option<&str>,
+        values: &[(String, Option<ast::Expr>, Span)],
+        span: Span,
+    ) -> R<TypeId> {
+        let mut vals = Vec::new();
+        let mut next: i64 = 0;
+        for (name, e, espan) in values {
+            let v = match e {
+                None => next,
+                Some(e) => {
+                    let t = self.expr(e)?;
+                    const_value(&t).filter(|_| t.ty.is_int()).ok_or_else(|| {
+                        Diagnostic::new(
+                            Tag::D_DECL_USELESS,
+                            *espan,
+                            format!("enumerator {name} must be assigned an integer constant"),
+                        )
+                    })?
+                }
+            };
+            if v < i32::MIN as i64 || v > i32::MAX as i64 {
+                return Err(Diagnostic::new(
+                    Tag::D_INT_OFLOW,
+                    *espan,
+                    format!("enumerator {name} value overflows int"),
+                ));
+            }
+            vals.push(Enumerator {
+                name: name.clone(),
+                value: v,
+            });
+            next = v.wrapping_add(1);
+        }
+        if let Some(old) = tag.and_then(|t| self.types.lookup_tag("enum", t)) {
+            if let TypeKind::Enum { values: ov, .. } = self.types.kind(old) {
+                if *ov == vals {
+                    return Ok(old);
+                }
+            }
+            return Err(Diagnostic::new(
+                Tag::D_TYPE_REDEF,
+                span,
+                format!("type redeclared: enum {}", tag.unwrap_or("")),
+            ));
+        }
+        for v in &vals {
+            if let Some((_, old)) = self.types.lookup_constant(&v.name) {
+                if old != v.value || tag.is_some() {
+                    return Err(Self::redeclared(&v.name, span));
+                }
+            }
+        }
+        let id = self.types.add(TypeKind::Enum {
+            name: tag.map(str::to_string),
+            size: 4,
+            values: vals,
+        });
+        if let Some(t) = tag {
+            self.types.bind_tag("enum", t, id);
+        }
+        Ok(id)
+    }
+}

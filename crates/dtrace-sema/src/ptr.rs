@@ -1,0 +1,623 @@
+//! Pointers and kernel memory: `*p`, `p->m`, `s.m`, C array indexing, `&`, pointer
+//! arithmetic, `curthread`, `args[N]`, kernel symbols (`` `jiffies``), and the
+//! conversions of `char` arrays and pointers to D strings.
+//!
+//! Model: an expression of aggregate type (struct, union, C array: [`Ty::Agg`]) has
+//! the object's kernel address as its value; a scalar read from kernel memory is a
+//! [`TExprKind::Load`] of an address. Kernel memory is read-only to D.
+//!
+//! Kernel symbols without a BTF variable have the documented default type
+//! `unsigned long` (a word at the symbol's address).
+
+use crate::check::{str_cap_for, Checker, R};
+use crate::ctype::split_scope;
+use crate::expr::{convert, mk};
+use crate::ir::*;
+use dtrace_ctypes::{TypeId, TypeKind};
+use dtrace_syntax::ast;
+use dtrace_syntax::{Diagnostic, Span, Tag};
+
+/// `e` with type `ty` and no code (both are 64-bit register values).
+pub(crate) fn retype(mut e: TExpr, ty: Ty) -> TExpr {
+    e.ty = ty;
+    e
+}
+
+impl<'a> Checker<'a> {
+    /// The value of the object of C type `ty` at address `addr`: a load for scalars,
+    /// the address itself for aggregates.
+    pub(crate) fn place(&mut self, addr: TExpr, ty: TypeId, span: Span) -> R<TExpr> {
+        match self.value_ty(ty) {
+            t @ (Ty::Int { .. } | Ty::Ptr { .. }) => {
+                Ok(mk(TExprKind::Load(Box::new(addr)), t, span))
+            }
+            t @ Ty::Agg { .. } => {
+                let mut a = retype(addr, t);
+                a.span = span;
+                Ok(a)
+            }
+            Ty::Void => Err(Diagnostic::new(
+                Tag::D_DEREF_VOID,
+                span,
+                "cannot dereference a pointer to void",
+            )),
+            Ty::Str { .. } => Err(Diagnostic::new(
+                Tag::D_OP_SOU,
+                span,
+                format!(
+                    "objects of type {} cannot be read from memory",
+                    self.types.name_of(ty)
+                ),
+            )),
+        }
+    }
+
+    /// `base + off` as an address of type `ty` (folded when `base` is constant).
+    pub(crate) fn addr_plus(&self, base: TExpr, off: i64, ty: Ty) -> TExpr {
+        let span = base.span;
+        if off == 0 {
+            return retype(base, ty);
+        }
+        if let TExprKind::Int(v) = base.kind {
+            return mk(TExprKind::Int(v.wrapping_add(off)), ty, span);
+        }
+        let k = TExprKind::Arith {
+            op: ArithOp::Add,
+            lhs: Box::new(retype(base, self.b.ulong)),
+            rhs: Box::new(mk(TExprKind::Int(off), self.b.ulong, span)),
+        };
+        mk(k, ty, span)
+    }
+
+    /// `base + index * scale` (`sub`: minus) as a value of type `ty`.
+    fn scaled(&mut self, base: TExpr, index: TExpr, scale: u64, sub: bool, ty: Ty) -> R<TExpr> {
+        let span = base.span;
+        let long = self.b.long;
+        let i = convert(index, long);
+        let s = mk(TExprKind::Int(scale as i64), long, span);
+        let off = self.arith(ArithOp::Mul, "*", i, s, span)?;
+        let op = if sub { ArithOp::Sub } else { ArithOp::Add };
+        let sym = if sub { "-" } else { "+" };
+        let r = self.arith(op, sym, retype(base, long), off, span)?;
+        Ok(retype(r, ty))
+    }
+
+    /// Arrays decay to pointers to their first element.
+    pub(crate) fn decay(&mut self, e: TExpr) -> TExpr {
+        if let Ty::Agg { id, .. } = e.ty {
+            if let Some((elem, _)) = self.array_elem(id) {
+                let p = self.types.pointer_to(elem);
+                return retype(e, Ty::Ptr { id: p });
+            }
+        }
+        e
+    }
+
+    /// A `char` array or `char *` as a D string (read from kernel memory); strings
+    /// as they are; `None` for anything else.
+    pub(crate) fn string_of(&self, e: TExpr) -> Result<TExpr, TExpr> {
+        let strsize = self.opts.strsize.clamp(1, 1 << 16);
+        let max = match e.ty {
+            Ty::Str { .. } => return Ok(e),
+            Ty::Agg { id, .. } => match self.array_elem(id) {
+                Some((elem, len)) if self.is_char(elem) && len > 0 => {
+                    len.min(strsize as u64) as u32
+                }
+                _ => return Err(e),
+            },
+            Ty::Ptr { id } => match self.pointee(id) {
+                Some(t) if self.is_char(t) => strsize,
+                _ => return Err(e),
+            },
+            _ => return Err(e),
+        };
+        Ok(self.kstr(e, max))
+    }
+
+    fn kstr(&self, addr: TExpr, max: u32) -> TExpr {
+        let span = addr.span;
+        let cap = str_cap_for(max, self.opts);
+        let k = TExprKind::KStr {
+            addr: Box::new(addr),
+            max,
+        };
+        mk(k, Ty::Str { cap }, span)
+    }
+
+    /// `stringof(e)`: strings stay, `char` arrays and pointers read a string, any
+    /// other pointer or integer is taken as the address of one.
+    pub(crate) fn stringof(&mut self, x: &ast::Expr, span: Span) -> R<TExpr> {
+        let v = self.expr(x)?;
+        let v = match self.string_of(v) {
+            Ok(s) => return Ok(retype_span(s, span)),
+            Err(v) => v,
+        };
+        let v = self.decay(v);
+        if v.ty.is_int_or_ptr() {
+            let max = self.opts.strsize.clamp(1, 1 << 16);
+            return Ok(retype_span(self.kstr(v, max), span));
+        }
+        Err(Diagnostic::new(
+            Tag::D_STRINGOF_TYPE,
+            span,
+            format!(
+                "stringof( ) operand must be of scalar type: \"{}\"",
+                self.name(&v.ty)
+            ),
+        ))
+    }
+
+    /// A value that may be stored in a variable, key or record slot: `char` arrays
+    /// become strings; other aggregates are refused.
+    pub(crate) fn storable(&mut self, e: TExpr) -> R<TExpr> {
+        if !e.ty.is_agg() {
+            return Ok(e);
+        }
+        match self.string_of(e) {
+            Ok(s) => Ok(s),
+            Err(e) => Err(Diagnostic::new(
+                Tag::D_OP_SOU,
+                e.span,
+                format!(
+                    "values of type {} cannot be stored (trace( ) or print a member)",
+                    self.name(&e.ty)
+                ),
+            )),
+        }
+    }
+
+    /// `e.name` (`arrow == false`) or `e->name`.
+    pub(crate) fn member(
+        &mut self,
+        base: &ast::Expr,
+        name: &str,
+        arrow: bool,
+        span: Span,
+    ) -> R<TExpr> {
+        let b = self.expr(base)?;
+        let obj = match (arrow, b.ty) {
+            (true, Ty::Ptr { id }) => self.pointee(id),
+            (false, Ty::Agg { id, .. }) => Some(id),
+            _ => None,
+        };
+        let op = if arrow { "->" } else { "." };
+        let sou = obj.filter(|o| {
+            matches!(
+                self.types.kind(self.types.resolve(*o)),
+                TypeKind::Struct { .. } | TypeKind::Union { .. } | TypeKind::Forward { .. }
+            )
+        });
+        let Some(obj) = sou else {
+            let (tag, what) = if arrow {
+                (Tag::D_OP_PTR, "a pointer to a struct or union")
+            } else {
+                (Tag::D_OP_SOU, "a struct or union")
+            };
+            return Err(Diagnostic::new(
+                tag,
+                span,
+                format!(
+                    "operator {op} cannot be applied to type \"{}\"; must be applied to {what}",
+                    self.name(&b.ty)
+                ),
+            ));
+        };
+        if let TypeKind::Forward { name: n, is_union } = self.types.kind(self.types.resolve(obj)) {
+            return Err(Diagnostic::new(
+                Tag::D_OP_SOU,
+                span,
+                format!(
+                    "operator {op} cannot be applied to a forward declaration: no {} {n} definition is available",
+                    if *is_union { "union" } else { "struct" }
+                ),
+            ));
+        }
+        let Some((m, mty)) = self.types.member(obj, name) else {
+            return Err(Diagnostic::new(
+                Tag::D_TYPE_MEMBER,
+                span,
+                format!("{name} is not a member of {}", self.types.name_of(obj)),
+            ));
+        };
+        if let Some(bf) = self.types.bitfield(&m) {
+            let ty = match self.value_ty(mty) {
+                t @ Ty::Int { .. } => t,
+                _ => self.b.int,
+            };
+            let addr = self.addr_plus(b, bf.byte_offset as i64, self.b.ulong);
+            let k = TExprKind::LoadBits {
+                addr: Box::new(addr),
+                size: bf.size as u8,
+                shift: bf.shift as u8,
+                width: bf.width as u8,
+            };
+            return Ok(mk(k, ty, span));
+        }
+        let addr = self.addr_plus(b, (m.bit_offset / 8) as i64, self.b.ulong);
+        self.place(addr, mty, span)
+    }
+
+    /// `*e`.
+    pub(crate) fn deref(&mut self, x: &ast::Expr, span: Span) -> R<TExpr> {
+        let v = self.expr(x)?;
+        let target = match v.ty {
+            Ty::Ptr { id } => self.pointee(id),
+            Ty::Agg { id, .. } => self.array_elem(id).map(|(e, _)| e),
+            _ => None,
+        };
+        let Some(t) = target else {
+            return Err(Diagnostic::new(
+                Tag::D_DEREF_NONPTR,
+                span,
+                format!(
+                    "cannot dereference non-pointer type \"{}\"",
+                    self.name(&v.ty)
+                ),
+            ));
+        };
+        self.place(v, t, span)
+    }
+
+    /// `&e`: the address of an object in kernel memory.
+    pub(crate) fn addr_of(&mut self, x: &ast::Expr, span: Span) -> R<TExpr> {
+        let v = self.expr(x)?;
+        let ty_id = v.ty.type_id();
+        match (v.kind, ty_id) {
+            (TExprKind::Load(addr), Some(id)) => {
+                let p = self.types.pointer_to(id);
+                Ok(retype_span(retype(*addr, Ty::Ptr { id: p }), span))
+            }
+            (TExprKind::LoadBits { .. }, _) => Err(Diagnostic::new(
+                Tag::D_ADDROF_BITFIELD,
+                span,
+                "cannot take address of bit-field",
+            )),
+            (kind, Some(id)) if v.ty.is_agg() => {
+                let p = self.types.pointer_to(id);
+                Ok(mk(kind, Ty::Ptr { id: p }, span))
+            }
+            (TExprKind::Var(_) | TExprKind::ArrayGet { .. }, _) => Err(Diagnostic::new(
+                Tag::D_ADDROF_VAR,
+                span,
+                "cannot take address of dynamic variable",
+            )),
+            _ => Err(Diagnostic::new(
+                Tag::D_OP_LVAL,
+                span,
+                "operator & requires modifiable lvalue as an operand",
+            )),
+        }
+    }
+
+    /// `base[i]` on a C array or pointer.
+    pub(crate) fn c_index(
+        &mut self,
+        base: &ast::Expr,
+        index: &[ast::Expr],
+        span: Span,
+    ) -> R<TExpr> {
+        let b = self.expr(base)?;
+        let elem = match b.ty {
+            Ty::Ptr { id } => self.pointee(id),
+            Ty::Agg { id, .. } => self.array_elem(id).map(|(e, _)| e),
+            _ => None,
+        };
+        let Some(elem) = elem else {
+            return Err(Diagnostic::new(
+                Tag::D_OP_PTR,
+                span,
+                format!(
+                    "operator [ ] cannot be applied to type \"{}\"; must be applied to an array or pointer",
+                    self.name(&b.ty)
+                ),
+            ));
+        };
+        let [i] = index else {
+            return Err(Diagnostic::new(
+                Tag::D_ARR_BADREF,
+                span,
+                "arrays and pointers take exactly one index",
+            ));
+        };
+        let iv = self.expr(i)?;
+        if !iv.ty.is_int() {
+            return Err(Diagnostic::new(
+                Tag::D_OP_INT,
+                i.span,
+                "array index must be of integral type",
+            ));
+        }
+        let size = self.elem_size(elem);
+        let ulong = self.b.ulong;
+        let addr = self.scaled(b, iv, size, false, ulong)?;
+        self.place(addr, elem, span)
+    }
+
+    /// `args[N]`: argument N typed as the probe declares it.
+    pub(crate) fn args_index(&mut self, index: &[ast::Expr], span: Span) -> R<TExpr> {
+        let [i] = index else {
+            return Err(Diagnostic::new(
+                Tag::D_ARGS_IDX,
+                span,
+                "args[ ] takes exactly one index",
+            ));
+        };
+        let iv = self.expr(i)?;
+        let n = crate::expr::const_value(&iv).filter(|_| iv.ty.is_int());
+        let n = match n {
+            Some(n) if (0..10).contains(&n) => n as u8,
+            _ => {
+                return Err(Diagnostic::new(
+                    Tag::D_ARGS_IDX,
+                    i.span,
+                    "index of args[ ] must be an integer constant from 0 to 9",
+                ))
+            }
+        };
+        self.args_used |= 1 << n;
+        let raw = mk(TExprKind::Builtin(Builtin::Arg(n)), self.b.int64_t, span);
+        let declared = self
+            .probes
+            .first()
+            .and_then(|p| p.arg_types.get(n as usize))
+            .cloned();
+        let Some(text) = declared else {
+            return Ok(raw);
+        };
+        let Some(id) = self.parse_c_type(&text) else {
+            return Ok(raw);
+        };
+        Ok(match self.value_ty(id) {
+            t @ Ty::Int { .. } => retype_span(convert(raw, t), span),
+            t @ Ty::Ptr { .. } => retype(raw, t),
+            _ => raw,
+        })
+    }
+
+    /// `curthread`'s type: `struct task_struct *` (a `void *` without kernel BTF).
+    pub(crate) fn curthread_ty(&mut self) -> Ty {
+        if let Some(t) = self.curthread {
+            return t;
+        }
+        let target = self
+            .types
+            .lookup_scoped(None, "struct task_struct")
+            .unwrap_or(self.b.void_id);
+        let t = Ty::Ptr {
+            id: self.types.pointer_to(target),
+        };
+        self.curthread = Some(t);
+        t
+    }
+
+    /// A backquoted kernel symbol: ``vmlinux`jiffies``, `` `max_pfn``.
+    pub(crate) fn kernel_symbol(&mut self, full: &str, span: Span) -> R<TExpr> {
+        let (module, name) = split_scope(full);
+        let var = self.types.kernel_var(module, name);
+        if let Some(v) = &var {
+            if let Some((sec, _)) = &v.section {
+                if sec.contains("percpu") {
+                    return Err(Diagnostic::new(
+                        Tag::D_VAR_UNSUP,
+                        span,
+                        format!("per-CPU kernel variable {full} is not supported"),
+                    ));
+                }
+            }
+        }
+        let Some(addr) = self.syms.address(module, name) else {
+            return Err(Diagnostic::new(
+                Tag::D_IDENT_UNDEF,
+                span,
+                format!("failed to resolve {full}: Unknown symbol name"),
+            ));
+        };
+        let ty = match var {
+            Some(v) => v.ty,
+            None => self.b.ulong.type_id().unwrap_or(self.b.void_id),
+        };
+        let a = mk(TExprKind::Int(addr as i64), self.b.ulong, span);
+        self.place(a, ty, span)
+    }
+
+    /// `+`/`-` with a pointer operand (the other is an integer or, for `-`, a
+    /// pointer to the same type).
+    pub(crate) fn ptr_arith(
+        &mut self,
+        op: ArithOp,
+        sym: &str,
+        a: TExpr,
+        b: TExpr,
+        span: Span,
+    ) -> R<TExpr> {
+        let step = |c: &Self, t: &Ty| match t {
+            Ty::Ptr { id } => c.pointee(*id).map(|p| c.elem_size(p)).unwrap_or(1),
+            _ => 1,
+        };
+        match (op, a.ty, b.ty) {
+            (ArithOp::Add, Ty::Ptr { .. }, Ty::Int { .. }) => {
+                let s = step(self, &a.ty);
+                let ty = a.ty;
+                self.scaled(a, b, s, false, ty)
+            }
+            (ArithOp::Add, Ty::Int { .. }, Ty::Ptr { .. }) => {
+                let s = step(self, &b.ty);
+                let ty = b.ty;
+                self.scaled(b, a, s, false, ty)
+            }
+            (ArithOp::Sub, Ty::Ptr { .. }, Ty::Int { .. }) => {
+                let s = step(self, &a.ty);
+                let ty = a.ty;
+                self.scaled(a, b, s, true, ty)
+            }
+            (ArithOp::Sub, Ty::Ptr { id: x }, Ty::Ptr { id: y }) => {
+                let (px, py) = (self.pointee(x), self.pointee(y));
+                let same = match (px, py) {
+                    (Some(p), Some(q)) => {
+                        self.types.name_of(self.types.resolve(p))
+                            == self.types.name_of(self.types.resolve(q))
+                    }
+                    _ => false,
+                };
+                if !same {
+                    return Err(self.incompat(&a.ty, sym, &b.ty, span));
+                }
+                let s = step(self, &a.ty);
+                let long = self.b.long;
+                let d = self.arith(ArithOp::Sub, sym, retype(a, long), retype(b, long), span)?;
+                let k = mk(TExprKind::Int(s as i64), long, span);
+                self.arith(ArithOp::Div, "/", d, k, span)
+            }
+            (ArithOp::Add | ArithOp::Sub, _, _) => Err(self.incompat(&a.ty, sym, &b.ty, span)),
+            (ArithOp::Mul | ArithOp::Div, _, _) => Err(Diagnostic::new(
+                Tag::D_OP_ARITH,
+                span,
+                format!("operator {sym} requires operands of arithmetic type"),
+            )),
+            _ => Err(Diagnostic::new(
+                Tag::D_OP_INT,
+                span,
+                format!("operator {sym} requires operands of integral type"),
+            )),
+        }
+    }
+
+    /// A cast `(type) e`.
+    pub(crate) fn cast(&mut self, tn: &ast::TypeName, x: &ast::Expr, span: Span) -> R<TExpr> {
+        let target = self.type_name(tn)?;
+        let tty = self.value_ty(target);
+        let v = self.expr(x)?;
+        if tty.is_str() {
+            return match self.string_of(v) {
+                Ok(s) => Ok(retype_span(s, span)),
+                Err(v) => Err(self.bad_cast(&v.ty, target, span)),
+            };
+        }
+        let v = self.decay(v);
+        match (tty, v.ty) {
+            (Ty::Int { .. }, Ty::Int { .. } | Ty::Ptr { .. }) => {
+                Ok(retype_span(convert(v, tty), span))
+            }
+            (Ty::Ptr { .. }, Ty::Int { .. } | Ty::Ptr { .. }) => {
+                Ok(retype_span(retype(v, tty), span))
+            }
+            (Ty::Void, _) => Ok(retype_span(retype(v, Ty::Void), span)),
+            _ => Err(self.bad_cast(&v.ty, target, span)),
+        }
+    }
+
+    fn bad_cast(&self, from: &Ty, to: TypeId, span: Span) -> Diagnostic {
+        Diagnostic::new(
+            Tag::D_CAST_INVAL,
+            span,
+            format!(
+                "invalid cast expression: \"{}\" to \"{}\"",
+                self.name(from),
+                self.types.name_of(to)
+            ),
+        )
+    }
+
+    /// `sizeof (type)`.
+    pub(crate) fn sizeof_type(&mut self, tn: &ast::TypeName, span: Span) -> R<TExpr> {
+        let id = self.type_name(tn)?;
+        let size = match self.types.kind(self.types.resolve(id)) {
+            TypeKind::String => self.opts.strsize as u64,
+            TypeKind::Void | TypeKind::Function { .. } | TypeKind::Forward { .. } => {
+                return Err(Diagnostic::new(
+                    Tag::D_SIZEOF_TYPE,
+                    span,
+                    format!(
+                        "cannot apply sizeof to an incomplete type: {}",
+                        self.types.name_of(id)
+                    ),
+                ))
+            }
+            _ => self.types.size_of(id, self.opts.strsize as u64),
+        };
+        Ok(self.size_const(size, span))
+    }
+
+    /// `sizeof expr` (the expression is typed, never evaluated).
+    pub(crate) fn sizeof_expr(&mut self, x: &ast::Expr, span: Span) -> R<TExpr> {
+        let v = self.expr(x)?;
+        let size = match (&v.kind, v.ty) {
+            (TExprKind::LoadBits { .. }, _) => {
+                return Err(Diagnostic::new(
+                    Tag::D_SIZEOF_BITFIELD,
+                    span,
+                    "cannot apply sizeof to a bit-field",
+                ))
+            }
+            (_, Ty::Str { .. }) => self.opts.strsize as u64,
+            (_, Ty::Void) => {
+                return Err(Diagnostic::new(
+                    Tag::D_SIZEOF_TYPE,
+                    span,
+                    "cannot apply sizeof to an expression of type void",
+                ))
+            }
+            (_, t) => t.size() as u64,
+        };
+        Ok(self.size_const(size, span))
+    }
+
+    fn size_const(&mut self, size: u64, span: Span) -> TExpr {
+        let ty = match self.types.lookup("size_t") {
+            Some(id) => Ty::Int {
+                size: 8,
+                signed: false,
+                id,
+            },
+            None => self.b.ulong,
+        };
+        mk(TExprKind::Int(size as i64), ty, span)
+    }
+
+    /// `offsetof(type, member)`.
+    pub(crate) fn offsetof(&mut self, tn: &ast::TypeName, member: &str, span: Span) -> R<TExpr> {
+        let id = self.type_name(tn)?;
+        if !matches!(
+            self.types.kind(self.types.resolve(id)),
+            TypeKind::Struct { .. } | TypeKind::Union { .. }
+        ) {
+            return Err(Diagnostic::new(
+                Tag::D_OFFSETOF_TYPE,
+                span,
+                format!(
+                    "offsetof operand must be a struct or union type: {}",
+                    self.types.name_of(id)
+                ),
+            ));
+        }
+        let Some((m, _)) = self.types.member(id, member) else {
+            return Err(Diagnostic::new(
+                Tag::D_TYPE_MEMBER,
+                span,
+                format!("{member} is not a member of {}", self.types.name_of(id)),
+            ));
+        };
+        if m.bit_size != 0 {
+            return Err(Diagnostic::new(
+                Tag::D_OFFSETOF_BITFIELD,
+                span,
+                format!("cannot take offset of a bit-field: {member}"),
+            ));
+        }
+        Ok(self.size_const(m.bit_offset / 8, span))
+    }
+
+    /// Whether an identifier in an index expression names a C object (pointer or
+    /// array) rather than an associative array.
+    pub(crate) fn names_object(&self, name: &str) -> bool {
+        name.contains('`')
+            || self.globals.contains_key(name)
+            || self.inlines.contains_key(name)
+            || self.builtin(name).is_some()
+    }
+}
+
+fn retype_span(mut e: TExpr, span: Span) -> TExpr {
+    e.span = span;
+    e
+}

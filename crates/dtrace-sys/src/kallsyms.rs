@@ -1,0 +1,76 @@
+//! Kernel symbol addresses from `/proc/kallsyms` (`address type name [module]` per
+//! line). The compiler asks for the address of a backquoted symbol (`` `jiffies``)
+//! that kernel BTF does not place. Addresses read as zero (kptr_restrict, no
+//! CAP_SYSLOG) count as unknown.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+
+/// Where the kernel lists its symbols.
+pub const KALLSYMS: &str = "/proc/kallsyms";
+
+/// One kallsyms line: address, type letter, name, module (without brackets).
+pub fn parse_line(line: &str) -> Option<(u64, char, &str, Option<&str>)> {
+    let mut it = line.split_whitespace();
+    let addr = u64::from_str_radix(it.next()?, 16).ok()?;
+    let kind = it.next()?.chars().next()?;
+    let name = it.next()?;
+    let module = it
+        .next()
+        .map(|m| m.trim_start_matches('[').trim_end_matches(']'));
+    Some((addr, kind, name, module))
+}
+
+/// Whether a line's module matches a lookup scope (`None`: any; `vmlinux`: the
+/// kernel itself).
+fn module_matches(want: Option<&str>, have: Option<&str>) -> bool {
+    match want {
+        None => true,
+        Some("vmlinux") => have.is_none(),
+        Some(m) => have == Some(m),
+    }
+}
+
+/// The address of `name` in kallsyms-formatted lines.
+pub fn find_in<R: BufRead>(lines: R, module: Option<&str>, name: &str) -> Option<u64> {
+    for line in lines.lines() {
+        let Ok(line) = line else { return None };
+        if let Some((addr, _, n, m)) = parse_line(&line) {
+            if n == name && addr != 0 && module_matches(module, m) {
+                return Some(addr);
+            }
+        }
+    }
+    None
+}
+
+/// The address of kernel symbol `name` (in `module` when given) from
+/// `/proc/kallsyms`, if it is listed and visible.
+pub fn lookup(module: Option<&str>, name: &str) -> Option<u64> {
+    let f = File::open(KALLSYMS).ok()?;
+    find_in(BufReader::new(f), module, name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_symbols() {
+        let text = "ffffffff81000000 T _stext\n\
+                    ffffffff82a05000 D jiffies\n\
+                    0000000000000000 D hidden\n\
+                    ffffffffc0001000 t helper\t[ext4]\n";
+        let r = |m: Option<&str>, n: &str| find_in(text.as_bytes(), m, n);
+        assert_eq!(r(None, "jiffies"), Some(0xffffffff82a05000));
+        assert_eq!(r(Some("vmlinux"), "jiffies"), Some(0xffffffff82a05000));
+        assert_eq!(r(None, "hidden"), None);
+        assert_eq!(r(Some("ext4"), "helper"), Some(0xffffffffc0001000));
+        assert_eq!(r(Some("vmlinux"), "helper"), None);
+        assert_eq!(r(None, "nope"), None);
+        assert_eq!(
+            parse_line("ffffffffc0001000 t helper\t[ext4]"),
+            Some((0xffffffffc0001000, 't', "helper", Some("ext4")))
+        );
+    }
+}

@@ -1,0 +1,163 @@
+//! `-C`: running the system's C preprocessor over a script before compiling it.
+//!
+//! The script's text goes to `cpp` on standard input after a `# 1 "path"` line
+//! marker, so the output's markers name the user's file and lines; the compiler
+//! installs them (`SourceFile::set_line_markers`) and errors report the original
+//! line. An interpreter line (`#!/usr/sbin/dtrace -s`) is blanked first: it is
+//! not a preprocessor directive. cpp's own complaints go straight to our stderr.
+//!
+//! Defined for every script, as dtrace(1) documents for `-C`: `__SUNW_D=1`,
+//! `__SUNW_D_VERSION` (this compiler's D version, `0xMMmmmuuu`) and `__SUNW_D_64`;
+//! the host compiler adds its own (`__linux__`, `__x86_64__`, ...).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// D version 2.0.0 as `0xMMmmmuuu`.
+pub const D_VERSION_HEX: &str = "0x02000000";
+
+/// What `-D`, `-U`, `-I` and `-H` asked for, and which program to run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CppConfig {
+    /// The preprocessor: `-x cpppath=...`, else `cpp` found on `PATH`.
+    pub path: Option<String>,
+    pub defines: Vec<String>,
+    pub undefines: Vec<String>,
+    pub include_dirs: Vec<String>,
+    /// `-H`: cpp prints the files it includes (to stderr).
+    pub print_includes: bool,
+}
+
+/// Why preprocessing failed; the text completes `failed to compile script X: `.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CppError(pub String);
+
+/// The arguments given to cpp for `script` (its directory is searched for
+/// `#include "..."` first, as if cpp had read the file itself).
+pub fn arguments(cfg: &CppConfig, script: &str) -> Vec<String> {
+    let mut args = vec![
+        "-D__SUNW_D=1".to_string(),
+        format!("-D__SUNW_D_VERSION={D_VERSION_HEX}"),
+        "-D__SUNW_D_64".to_string(),
+    ];
+    for d in &cfg.defines {
+        args.push(format!("-D{d}"));
+    }
+    for u in &cfg.undefines {
+        args.push(format!("-U{u}"));
+    }
+    for i in &cfg.include_dirs {
+        args.push(format!("-I{i}"));
+    }
+    let dir = std::path::Path::new(script)
+        .parent()
+        .map(|p| p.to_string_lossy().into_owned())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| ".".to_string());
+    args.push("-iquote".into());
+    args.push(dir);
+    if cfg.print_includes {
+        args.push("-H".into());
+    }
+    args.push("-".into());
+    args
+}
+
+/// The text handed to cpp: a line marker naming the script, then the script
+/// with an interpreter line blanked (keeping every line where it was).
+pub fn input_text(script: &str, text: &str) -> String {
+    let mut out = format!("# 1 \"{}\"\n", escape(script));
+    if text.starts_with("#!") {
+        let rest = text.find('\n').map(|i| &text[i..]).unwrap_or("");
+        out.push_str(rest);
+    } else {
+        out.push_str(text);
+    }
+    out
+}
+
+/// A file name as a C string literal's contents.
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Run cpp over `text` (the contents of `script`).
+pub fn preprocess(cfg: &CppConfig, script: &str, text: &str) -> Result<String, CppError> {
+    let program = cfg.path.clone().unwrap_or_else(|| "cpp".to_string());
+    let mut child = Command::new(&program)
+        .args(arguments(cfg, script))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| {
+            let why = match e.kind() {
+                std::io::ErrorKind::NotFound => {
+                    "not found (install gcc's cpp, or name it with -x cpppath=PATH)".to_string()
+                }
+                _ => e.to_string(),
+            };
+            CppError(format!("cannot run the C preprocessor {program}: {why}"))
+        })?;
+    let input = input_text(script, text);
+    // Write from another thread: cpp may fill its output pipe before it has
+    // read all of its input.
+    let stdin = child.stdin.take();
+    let writer = std::thread::spawn(move || {
+        if let Some(mut s) = stdin {
+            let _ = s.write_all(input.as_bytes());
+        }
+    });
+    let output = child
+        .wait_with_output()
+        .map_err(|e| CppError(format!("failed to run the C preprocessor {program}: {e}")))?;
+    let _ = writer.join();
+    if !output.status.success() {
+        return Err(CppError(
+            "Preprocessor failed to process input program".to_string(),
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_and_input() {
+        let cfg = CppConfig {
+            path: None,
+            defines: vec!["X=1".into(), "Y".into()],
+            undefines: vec!["Z".into()],
+            include_dirs: vec!["/inc".into()],
+            print_includes: true,
+        };
+        let a = arguments(&cfg, "/tmp/s/x.d");
+        assert_eq!(
+            a[3..],
+            ["-DX=1", "-DY", "-UZ", "-I/inc", "-iquote", "/tmp/s", "-H", "-"]
+        );
+        assert_eq!(arguments(&CppConfig::default(), "x.d")[4], ".");
+        assert_eq!(
+            input_text("x.d", "#!/usr/sbin/dtrace -s\nBEGIN\n"),
+            "# 1 \"x.d\"\n\nBEGIN\n"
+        );
+        assert_eq!(input_text("a\"b.d", "BEGIN"), "# 1 \"a\\\"b.d\"\nBEGIN");
+    }
+
+    #[test]
+    fn missing_preprocessor() {
+        let cfg = CppConfig {
+            path: Some("/nonexistent/cpp".into()),
+            ..CppConfig::default()
+        };
+        let e = preprocess(&cfg, "x.d", "BEGIN {}").err();
+        assert_eq!(
+            e,
+            Some(CppError(
+                "cannot run the C preprocessor /nonexistent/cpp: not found (install gcc's cpp, or name it with -x cpppath=PATH)".into()
+            ))
+        );
+    }
+}

@@ -1,0 +1,196 @@
+//! What `dtrace -l`, `-lv` and `-v` report about probes and programs: IDs and
+//! names, stability attributes (from each provider's table) and argument types.
+
+use dtrace_providers::{Attr, Catalog, ProbeDesc};
+use dtrace_sema::ProbeInfo;
+
+/// One row of `dtrace -l`, with what `-v` adds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeListing {
+    pub id: u32,
+    pub provider: String,
+    pub module: String,
+    pub function: String,
+    pub name: String,
+    /// "Probe Description Attributes": the lowest of the provider's
+    /// provider, module, function and name attributes.
+    pub attr: Attr,
+    /// "Argument Attributes".
+    pub arg_attr: Attr,
+    /// "Argument Types": `args[i]`'s C type names.
+    pub arg_types: Vec<String>,
+}
+
+/// One probe description of a clause and what it matched, for `-v`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DescriptionInfo {
+    /// `provider:module:function:name` as the description gives them.
+    pub description: String,
+    /// `None` if the description matched no probe (then dtrace(1) prints no
+    /// attributes for it).
+    pub matched: Option<MatchedInfo>,
+}
+
+/// The attributes and argument types of the probes a description matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchedInfo {
+    pub attr: Attr,
+    pub arg_attr: Attr,
+    /// Empty unless every matched probe has the same argument types.
+    pub arg_types: Vec<String>,
+}
+
+/// `dtrace -v`'s stability report for one program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StabilityReport {
+    /// "Minimum Probe Description Attributes": over every matched probe.
+    pub desc_attr: Attr,
+    /// "Minimum Statement Attributes". The checker does not rate each
+    /// identifier yet; D's variables and functions are Stable/Stable/Common,
+    /// and typed arguments (`args[]`) lower this to the matched probes'
+    /// argument attributes.
+    pub stmt_attr: Attr,
+    /// Every probe description of every clause, in program order.
+    pub descriptions: Vec<DescriptionInfo>,
+}
+
+/// What one compiled program (one -n or -s) matched.
+#[derive(Debug, Clone)]
+pub struct ProgramInfo {
+    /// Number of probes matched by all its clauses (dtrace(1)'s "matched N probes").
+    pub matched: usize,
+    /// Present when the handle was asked to report stability (`-v`).
+    pub stability: Option<StabilityReport>,
+}
+
+/// A catalog probe as `dtrace -l(v)` shows it.
+pub fn listing(catalog: &Catalog, p: ProbeInfo) -> ProbeListing {
+    let attrs = catalog.attributes(&p.provider);
+    ProbeListing {
+        attr: attrs.map(|a| a.description()).unwrap_or(Attr::STABLE),
+        arg_attr: attrs.map(|a| a.args).unwrap_or(Attr::STABLE),
+        arg_types: p.arg_types,
+        id: p.id,
+        provider: p.provider,
+        module: p.module,
+        function: p.function,
+        name: p.name,
+    }
+}
+
+/// What a set of probes has in common, as dtrace(1) reports a description.
+fn matched_info(catalog: &Catalog, probes: &[ProbeInfo]) -> Option<MatchedInfo> {
+    let first = probes.first()?;
+    let mut attr = Attr::STABLE;
+    let mut arg_attr = Attr::STABLE;
+    for p in probes {
+        if let Some(a) = catalog.attributes(&p.provider) {
+            attr = attr.min(a.description());
+            arg_attr = arg_attr.min(a.args);
+        }
+    }
+    let same = probes.iter().all(|p| p.arg_types == first.arg_types);
+    Some(MatchedInfo {
+        attr,
+        arg_attr,
+        arg_types: if same {
+            first.arg_types.clone()
+        } else {
+            Vec::new()
+        },
+    })
+}
+
+/// The stability report of a program whose descriptions matched `described`;
+/// `uses_args` says whether its statements use typed arguments (`args[]`).
+pub fn report(
+    catalog: &Catalog,
+    described: &[(ProbeDesc, Vec<ProbeInfo>)],
+    uses_args: bool,
+) -> StabilityReport {
+    let mut desc_attr = Attr::STABLE;
+    let mut stmt_attr = Attr::STABLE;
+    let mut descriptions = Vec::new();
+    for (d, probes) in described {
+        let matched = matched_info(catalog, probes);
+        if let Some(m) = &matched {
+            desc_attr = desc_attr.min(m.attr);
+            if uses_args {
+                stmt_attr = stmt_attr.min(m.arg_attr);
+            }
+        }
+        descriptions.push(DescriptionInfo {
+            description: format!("{}:{}:{}:{}", d.provider, d.module, d.function, d.name),
+            matched,
+        });
+    }
+    StabilityReport {
+        desc_attr,
+        stmt_attr,
+        descriptions,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dtrace_providers::stability;
+
+    #[test]
+    fn listings_and_reports() {
+        let mut c = Catalog::new();
+        let begin = c.matches(&ProbeDesc {
+            provider: String::new(),
+            module: String::new(),
+            function: String::new(),
+            name: "BEGIN".into(),
+        });
+        let l = listing(&c, begin[0].clone());
+        assert_eq!(l.attr, stability::DTRACE.description());
+        assert_eq!(l.arg_attr, stability::DTRACE.args);
+        let desc = |s: &str| {
+            ProbeDesc::parse(s).ok().unwrap_or(ProbeDesc {
+                provider: String::new(),
+                module: String::new(),
+                function: String::new(),
+                name: String::new(),
+            })
+        };
+        let read = c.matches(&desc("syscall::read:entry"));
+        let all = c.matches(&desc("syscall:::"));
+        let r = report(
+            &c,
+            &[
+                (desc("BEGIN"), begin),
+                (desc("syscall::read:entry"), read),
+                (desc("syscall:::"), all),
+                (desc("nosuch:::"), Vec::new()),
+            ],
+            true,
+        );
+        assert_eq!(
+            r.desc_attr,
+            stability::SYSCALL
+                .description()
+                .min(stability::DTRACE.description())
+        );
+        assert_eq!(r.stmt_attr, stability::SYSCALL.args);
+        assert_eq!(r.descriptions[0].description, ":::BEGIN");
+        assert_eq!(
+            r.descriptions[1]
+                .matched
+                .as_ref()
+                .map(|m| m.arg_types.len()),
+            Some(6)
+        );
+        // entry and return probes have different arguments: none are shown.
+        assert_eq!(
+            r.descriptions[2]
+                .matched
+                .as_ref()
+                .map(|m| m.arg_types.len()),
+            Some(0)
+        );
+        assert_eq!(r.descriptions[3].matched, None);
+    }
+}

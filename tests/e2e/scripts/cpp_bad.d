@@ -1,0 +1,7 @@
+#include "cpp_inc.h"
+#define TWICE(x) ((x) + (x))
+
+BEGIN
+{
+	x = TWICE("a");
+}

@@ -1,0 +1,1 @@
+#include "cpp_badinc.h"

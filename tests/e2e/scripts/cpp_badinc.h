@@ -1,0 +1,2 @@
+/* a header with a mistake */
+BEGIN { y = "b" * 2; }

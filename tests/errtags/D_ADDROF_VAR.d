@@ -1,0 +1,5 @@
+BEGIN
+{
+	self->a = 1;
+	x = &self->a;
+}

@@ -1,0 +1,4 @@
+BEGIN
+{
+	x = curthread->comm[1, 2];
+}

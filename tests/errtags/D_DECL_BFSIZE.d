@@ -1,0 +1,4 @@
+struct s {
+	int ok : 3;
+	int a : 40;
+};

@@ -1,0 +1,3 @@
+struct s {
+	char *p : 3;
+};

@@ -1,0 +1,6 @@
+BEGIN
+{
+	if (*curthread) {
+		x = 1;
+	}
+}

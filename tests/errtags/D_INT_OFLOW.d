@@ -1,0 +1,4 @@
+BEGIN
+{
+	x = 0x1ffffffffffffffff;
+}

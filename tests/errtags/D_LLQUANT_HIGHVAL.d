@@ -1,0 +1,4 @@
+BEGIN
+{
+	@a = llquantize(1, 10, 3, 2, 10);
+}

@@ -1,0 +1,3 @@
+nosuch:::probe
+{
+}

@@ -1,0 +1,6 @@
+struct s {
+	int a;
+};
+struct s {
+	int b;
+};
