@@ -6,7 +6,8 @@
 //! - loading kernel BTF (`/sys/kernel/btf/vmlinux`) and importing
 //!   `struct task_struct` from it.
 //!
-//! No root needed. Each measurement is repeated; the minimum and median are
+//! With `DTRACE_BENCH_SCRIPT=path` the generated script is also saved there
+//! (to time the whole command: `dtrace -e -s path`). No root needed. Each measurement is repeated; the minimum and median are
 //! printed. Results go to docs/PERFORMANCE.md ("Compiler").
 
 use std::collections::HashMap;
@@ -77,6 +78,12 @@ fn report(what: &str, (min, median): (Duration, Duration)) {
 
 fn main() {
     let text = generate(1000);
+    // DTRACE_BENCH_SCRIPT=path saves the script, to time `dtrace -e -s path`.
+    if let Some(path) = std::env::var_os("DTRACE_BENCH_SCRIPT") {
+        if let Err(e) = std::fs::write(&path, &text) {
+            eprintln!("cannot write {}: {e}", path.to_string_lossy());
+        }
+    }
     let lines = text.lines().count();
     let clauses = text.matches(":entry\n").count();
     let source = Source::Script {
