@@ -1,14 +1,17 @@
 /* getppid_ns: time getppid(2) for the per-event benchmark.
  *
- * usage: getppid_ns CALLS ROUNDS [OUTFILE]
+ * usage: getppid_ns CALLS ROUNDS [OUTFILE] [getpid]
  *
  * Makes ROUNDS rounds of CALLS getppid(2) calls, through syscall(2) so libc cannot
  * cache or skip them, timing each round with clock_gettime(CLOCK_MONOTONIC).
+ * With a fourth argument "getpid" it calls getpid(2) instead: a syscall nobody
+ * traces, to measure what tracing getppid costs every other syscall.
  * Prints the median round's nanoseconds per call as one line "ns_per_call N.NN"
  * to OUTFILE (or stdout), so a tracer's own output on stdout does not mix with it.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -31,16 +34,17 @@ int main(int argc, char **argv)
 	long calls = argc > 1 ? atol(argv[1]) : 1000000;
 	long rounds = argc > 2 ? atol(argv[2]) : 5;
 	if (calls < 1 || rounds < 1 || rounds > 1000) {
-		fprintf(stderr, "usage: getppid_ns CALLS ROUNDS [OUTFILE]\n");
+		fprintf(stderr, "usage: getppid_ns CALLS ROUNDS [OUTFILE] [getpid]\n");
 		return 2;
 	}
+	long nr = (argc > 4 && strcmp(argv[4], "getpid") == 0) ? SYS_getpid : SYS_getppid;
 	double *per = calloc((size_t)rounds, sizeof(double));
 	if (per == NULL)
 		return 1;
 	for (long r = 0; r < rounds; r++) {
 		double t0 = now_ns();
 		for (long i = 0; i < calls; i++)
-			syscall(SYS_getppid);
+			syscall(nr);
 		per[r] = (now_ns() - t0) / (double)calls;
 	}
 	qsort(per, (size_t)rounds, sizeof(double), cmp_double);

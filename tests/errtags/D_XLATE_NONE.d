@@ -1,4 +1,6 @@
+struct out { int a; };
+
 BEGIN
 {
-	x = xlate <int> (1);
+	trace(xlate<struct out>(1).a);
 }

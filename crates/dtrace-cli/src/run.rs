@@ -236,6 +236,7 @@ fn apply_options(dtrace: &mut Dtrace, args: &Args) -> Result<(), Fail> {
     cpp.extend(pp.defines.iter().map(|d| ("define", Some(d.as_str()))));
     cpp.extend(pp.undefines.iter().map(|u| ("undef", Some(u.as_str()))));
     cpp.extend(pp.include_dirs.iter().map(|i| ("incdir", Some(i.as_str()))));
+    cpp.extend(args.lib_dirs.iter().map(|l| ("libdir", Some(l.as_str()))));
     if pp.print_includes {
         cpp.push(("cpphdrs", None));
     }

@@ -242,6 +242,8 @@ impl<'a> Gen<'a> {
                 width,
             } => self.load_bits(addr, *size, *shift, *width, &e.ty),
             TExprKind::KStr { addr, max } => self.kstr(addr, *max, &e.ty),
+            TExprKind::UserArgs { start, end } => self.user_args(start, end, &e.ty),
+            TExprKind::Build { size, members } => self.build(*size, members),
         }
     }
 

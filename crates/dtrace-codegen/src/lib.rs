@@ -43,6 +43,7 @@ mod record;
 mod strings;
 mod trampoline;
 mod vars;
+mod xlate;
 
 pub use asm::{MapReloc, RelocKind};
 pub use dtrace_sema::{CompileOptions, KernelOffsets};

@@ -4,7 +4,8 @@
 //! name and `{`, one `member = value` line per member (nested aggregates open their
 //! own `{`), 4 columns of indent per level, integers in hex, null pointers as `NULL`,
 //! enums by enumerator name, char arrays as quoted strings, other arrays as
-//! `[ a, b ]`, then `}`.
+//! `[ a, b ]`, then `}`. An anonymous member (C11 unnamed struct or union) is
+//! printed as its braces alone, without `name = `.
 
 use dtrace_codegen::desc::{PrintMember, PrintType};
 
@@ -33,7 +34,10 @@ fn indent(depth: usize, out: &mut Vec<u8>) {
 fn print_members(members: &[PrintMember], bytes: &[u8], depth: usize, out: &mut Vec<u8>) {
     for m in members {
         indent(depth, out);
-        out.extend_from_slice(format!("{} = ", m.name).as_bytes());
+        // An anonymous struct or union member opens its braces without a name.
+        if !m.name.is_empty() {
+            out.extend_from_slice(format!("{} = ", m.name).as_bytes());
+        }
         let start = (m.bit_offset / 8) as usize;
         if m.bit_size > 0 {
             let v = bitfield(bytes, m.bit_offset, m.bit_size);

@@ -12,6 +12,7 @@
 //! fixed-seed session as part of `cargo test`.
 
 pub mod corpus;
+pub mod gen;
 pub mod mutate;
 pub mod rng;
 pub mod target;
@@ -113,11 +114,31 @@ pub fn fuzz(
     corpus: &mut Vec<Vec<u8>>,
     cfg: &Config,
     panic_location: Option<&PanicLocation>,
+    before_case: impl FnMut(&[u8]),
+    on_finding: impl FnMut(&Finding),
+) -> Report {
+    let mut target = Target::new(cfg.stages);
+    fuzz_with(
+        corpus,
+        cfg,
+        panic_location,
+        |input| target.run(input),
+        before_case,
+        on_finding,
+    )
+}
+
+/// [`fuzz`] with another code under test (`run` must catch its own panics,
+/// as [`Target::run`] does).
+pub fn fuzz_with(
+    corpus: &mut Vec<Vec<u8>>,
+    cfg: &Config,
+    panic_location: Option<&PanicLocation>,
+    mut run: impl FnMut(&[u8]) -> Outcome,
     mut before_case: impl FnMut(&[u8]),
     mut on_finding: impl FnMut(&Finding),
 ) -> Report {
     let mut rng = Rng::new(cfg.seed);
-    let mut target = Target::new(cfg.stages);
     let mut shapes: HashSet<String> = HashSet::new();
     let mut seen_panics: HashSet<String> = HashSet::new();
     let mut report = Report::default();
@@ -153,7 +174,7 @@ pub fn fuzz(
         };
         before_case(&input);
         let t0 = Instant::now();
-        let outcome = target.run(&input);
+        let outcome = run(&input);
         let took = t0.elapsed();
         report.cases += 1;
         let mut finding = None;
@@ -206,4 +227,50 @@ pub fn fuzz(
     report.corpus = corpus.len();
     report.shapes = shapes.len();
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The loop reports each distinct panic once, and slow inputs.
+    #[test]
+    fn findings_are_reported() {
+        let mut corpus = vec![b"BEGIN { x = 1; }".to_vec()];
+        let cfg = Config {
+            cases: Some(3000),
+            slow: Duration::from_millis(20),
+            ..Config::default()
+        };
+        let mut seen = 0;
+        let report = fuzz_with(
+            &mut corpus,
+            &cfg,
+            None,
+            |input| {
+                if input.contains(&b'@') {
+                    Outcome::Panicked("boom".into())
+                } else if input.contains(&b'%') {
+                    std::thread::sleep(Duration::from_millis(25));
+                    Outcome::Accepted
+                } else {
+                    Outcome::Rejected("D_SYNTAX".into())
+                }
+            },
+            |_| {},
+            |_| seen += 1,
+        );
+        let panics = report
+            .findings
+            .iter()
+            .filter(|f| matches!(f.kind, FindingKind::Panic(_)))
+            .count();
+        assert_eq!(panics, 1, "one distinct panic");
+        assert!(report
+            .findings
+            .iter()
+            .any(|f| matches!(f.kind, FindingKind::Slow(_)) && f.input.contains(&b'%')));
+        assert_eq!(seen, report.findings.len());
+        assert_eq!(report.cases, 3000);
+    }
 }

@@ -260,7 +260,7 @@ pub fn mutate_once(rng: &mut Rng, input: &mut Vec<u8>, other: &[u8]) {
             let n = rng.below(8).min(len - at.min(len));
             input.drain(at.min(len)..at.min(len) + n);
         }
-        3 | 4 | 5 => {
+        3..=5 => {
             if let Some(w) = rng.pick(DICTIONARY) {
                 splice(input, at, w.as_bytes());
             }
@@ -289,7 +289,13 @@ pub fn mutate_once(rng: &mut Rng, input: &mut Vec<u8>, other: &[u8]) {
             let b = (a + rng.below(4)).min(mine.len() - 1);
             input.drain(mine[a].start..mine[b].end);
         }
-        9 => nest(rng, input),
+        9 => {
+            if rng.one_in(2) {
+                nest(rng, input)
+            } else {
+                generated(rng, input)
+            }
+        }
         10 => {
             // Duplicate a chunk.
             let start = rng.below(len + 1);
@@ -308,6 +314,29 @@ pub fn mutate_once(rng: &mut Rng, input: &mut Vec<u8>, other: &[u8]) {
             }
         }
     }
+}
+
+/// Insert a generated statement after a `{`, or put a generated expression
+/// in place of a token.
+fn generated(rng: &mut Rng, input: &mut Vec<u8>) {
+    let braces: Vec<usize> = input
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'{')
+        .map(|(i, _)| i + 1)
+        .collect();
+    if !braces.is_empty() && rng.one_in(2) {
+        let at = braces.get(rng.below(braces.len())).copied().unwrap_or(0);
+        let s = format!(" {} ", crate::gen::statement(rng));
+        splice(input, at, s.as_bytes());
+        return;
+    }
+    let toks = rough_tokens(input);
+    let Some(t) = toks.get(rng.below(toks.len())).cloned() else {
+        return;
+    };
+    let e = crate::gen::expr(rng, 3);
+    input.splice(t, e.into_bytes());
 }
 
 fn splice(input: &mut Vec<u8>, at: usize, piece: &[u8]) {

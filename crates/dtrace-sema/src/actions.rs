@@ -7,7 +7,7 @@ use crate::ir::*;
 use dtrace_syntax::ast::{self, ExprKind as K};
 use dtrace_syntax::{Diagnostic, Span, Tag};
 
-const ACTIONS: &[&str] = &["trace", "printf", "exit", "printa"];
+const ACTIONS: &[&str] = &["trace", "print", "printf", "exit", "printa"];
 const AGGFUNCS: &[&str] = &[
     "count",
     "sum",
@@ -77,6 +77,7 @@ impl<'a> Checker<'a> {
                 }
                 Ok(TStmt::Trace { value: v })
             }
+            "print" => self.print_action(args, span),
             "exit" => {
                 if args.len() != 1 {
                     return Err(proto_len(func, args.len(), "1", span));

@@ -43,6 +43,10 @@ pub(crate) struct Checker<'a> {
     pub inlines: HashMap<String, crate::decl::Inline>,
     /// `curthread`'s type, once asked for (imports `struct task_struct`).
     pub curthread: Option<Ty>,
+    /// Declared translators, in declaration order.
+    pub translators: Vec<crate::xlate::Translator>,
+    /// Translator inputs bound while a member definition is typed (innermost last).
+    pub xlate_env: Vec<(String, TExpr)>,
 }
 
 /// Type-check a program. `probes[i]` are the probes clause `i` (in program order,
@@ -83,6 +87,8 @@ pub fn check_with(
         syms,
         inlines: HashMap::new(),
         curthread: None,
+        translators: Vec::new(),
+        xlate_env: Vec::new(),
     };
     let mut index = 0u32;
     for item in &program.items {
@@ -99,11 +105,8 @@ pub fn check_with(
                 c.declaration(d)?;
             }
             ast::Item::Translator(t) => {
-                return Err(Diagnostic::new(
-                    Tag::D_XLATE_NONE,
-                    t.span,
-                    "translators are not supported yet",
-                ))
+                c.probes = Vec::new();
+                c.translator(t)?;
             }
             ast::Item::ProviderDecl(p) => {
                 return Err(Diagnostic::new(

@@ -129,8 +129,8 @@ impl<'a> Checker<'a> {
         init: Option<&ast::Expr>,
         span: Span,
     ) -> R<()> {
-        let ty = self.apply_declarator(base, decl, span)?;
-        let ty = self.value_ty(ty);
+        let declared = self.apply_declarator(base, decl, span)?;
+        let ty = self.value_ty(declared);
         let Some(init) = init else {
             return Err(Diagnostic::new(
                 Tag::D_SYNTAX,
@@ -142,8 +142,12 @@ impl<'a> Checker<'a> {
             return Err(Self::redeclared(name, span));
         }
         // Check it now, so errors point at the definition.
-        let v = self.expr(init)?;
-        self.inline_value(name, ty, v, span)?;
+        if let Some(r) = self.xlate_inline(name, declared, init, span) {
+            r?;
+        } else {
+            let v = self.expr(init)?;
+            self.inline_value(name, ty, v, span)?;
+        }
         self.inlines.insert(
             name.to_string(),
             Inline {
@@ -160,6 +164,9 @@ impl<'a> Checker<'a> {
             Ty::Str { .. } => self.string_of(v).ok(),
             Ty::Int { .. } if v.ty.is_int() => Some(convert(v, ty)),
             Ty::Ptr { .. } if v.ty.is_int_or_ptr() => Some(crate::ptr::retype(v, ty)),
+            Ty::Agg { .. } if matches!(v.kind, TExprKind::Build { .. }) && v.ty.same_repr(&ty) => {
+                Some(v)
+            }
             _ => None,
         };
         v.ok_or_else(|| {

@@ -136,6 +136,9 @@ impl<'a> Checker<'a> {
                 span,
                 format!("aggregation @{name} may not be used in an expression"),
             )),
+            K::Call { func, args } if func.starts_with(crate::intrinsic::PREFIX) => {
+                self.intrinsic(func, args, span)
+            }
             K::Call { func, .. } => {
                 if crate::actions::is_action(func) || crate::actions::is_aggfunc(func) {
                     Err(Diagnostic::new(
@@ -162,15 +165,14 @@ impl<'a> Checker<'a> {
             K::Member { base, name, arrow } => self.member(base, name, *arrow, span),
             K::Offsetof { ty, member } => self.offsetof(ty, member, span),
             K::Stringof(x) => self.stringof(x, span),
-            K::Xlate { .. } => Err(Diagnostic::new(
-                Tag::D_XLATE_NONE,
-                span,
-                "translators are not supported yet",
-            )),
+            K::Xlate { .. } => self.xlate_whole(e, false, span),
         }
     }
 
     fn ident(&mut self, name: &str, span: Span) -> R<TExpr> {
+        if let Some(v) = self.xlate_input(name, span) {
+            return Ok(v);
+        }
         if name == "curthread" {
             let ty = self.curthread_ty();
             return Ok(mk(TExprKind::Builtin(Builtin::Curthread), ty, span));

@@ -270,6 +270,31 @@ pub enum TExprKind {
         addr: Box<TExpr>,
         max: u32,
     },
+    /// The library intrinsic `__dt_uargs(start, end)`: the bytes `[start, end)` of
+    /// the current process's user memory (at most `ty`'s cap minus one), with each
+    /// NUL but the last read byte replaced by a space: a process's argument area
+    /// (`mm->arg_start..arg_end`) read as one string. A failed read yields "".
+    UserArgs {
+        start: Box<TExpr>,
+        end: Box<TExpr>,
+    },
+    /// A struct or union value built in scratch memory (a whole translated struct):
+    /// `size` zeroed bytes, then each member's value stored at its byte offset.
+    /// The expression's value (type [`Ty::Agg`]) is the scratch address.
+    Build {
+        size: u32,
+        members: Vec<BuildMember>,
+    },
+}
+
+/// One member stored by [`TExprKind::Build`]: an integer or pointer stored in
+/// `size` bytes, a string copied into a `char` array of `size` bytes, or an
+/// aggregate's `size` bytes copied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildMember {
+    pub offset: u32,
+    pub size: u32,
+    pub value: TExpr,
 }
 
 /// One aggregating function with its constant parameters.
@@ -323,6 +348,11 @@ pub enum TStmt {
     Trace {
         value: TExpr,
     },
+    /// `print(value)`: the value's bytes recorded, printed by `shape`.
+    Print {
+        value: TExpr,
+        shape: PrintShape,
+    },
     /// `printf(format, args...)`; the format is validated against the arguments.
     Printf {
         format: String,
@@ -354,7 +384,11 @@ impl TStmt {
     pub fn records(&self) -> bool {
         matches!(
             self,
-            TStmt::Trace { .. } | TStmt::Printf { .. } | TStmt::Exit { .. } | TStmt::Printa { .. }
+            TStmt::Trace { .. }
+                | TStmt::Print { .. }
+                | TStmt::Printf { .. }
+                | TStmt::Exit { .. }
+                | TStmt::Printa { .. }
         )
     }
 }
@@ -412,4 +446,49 @@ pub struct TypedProgram {
     pub aggs: Vec<AggInfo>,
     /// String literals (without NUL).
     pub strings: Vec<Vec<u8>>,
+}
+
+/// A type as `print()` shows it (codegen turns it into the consumer's
+/// `desc::PrintType`, which has the same shape).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrintShape {
+    Int {
+        name: String,
+        size: u8,
+        signed: bool,
+    },
+    Pointer {
+        name: String,
+    },
+    Enum {
+        name: String,
+        size: u8,
+        values: Vec<(String, i64)>,
+    },
+    Array {
+        name: String,
+        elem: Box<PrintShape>,
+        len: u32,
+        stride: u32,
+    },
+    Struct {
+        name: String,
+        members: Vec<PrintField>,
+    },
+    String {
+        size: u32,
+    },
+    Opaque {
+        name: String,
+        size: u32,
+    },
+}
+
+/// One member of a [`PrintShape::Struct`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrintField {
+    pub name: String,
+    pub bit_offset: u64,
+    pub bit_size: u32,
+    pub ty: PrintShape,
 }

@@ -10,21 +10,26 @@
 //! union, enum, typedef, variable and inline declarations), `ptr` (pointers,
 //! members, kernel memory, `curthread`, `args[]`, kernel symbols, strings from
 //! `char` arrays/pointers), `actions` and `printf` (action rules), `symbols`
-//! (kernel symbol addresses, injected by the caller).
+//! (kernel symbol addresses, injected by the caller), `xlate` (translator
+//! declarations and the `xlate` operator), `intrinsic` (`__dt_*` subroutines only
+//! the D libraries may call).
 
 mod actions;
 mod check;
 mod ctype;
 mod decl;
 mod expr;
+mod intrinsic;
 pub mod ir;
 pub mod options;
+mod print;
 mod printf;
 pub mod probe;
 mod ptr;
 pub mod symbols;
 pub mod types;
 mod vars;
+mod xlate;
 
 pub use check::{check, check_with};
 pub use ir::*;

@@ -37,6 +37,9 @@ pub struct CompileOptions {
     pub kernel: KernelOffsets,
     /// Number of entries of the syscall-number tables (syscall numbers must be below it).
     pub max_syscalls: u32,
+    /// Sources of the D libraries (`SourceKind::Library`): only their code may call
+    /// the compiler's intrinsics (`__dt_*` subroutines).
+    pub library_sources: Vec<dtrace_syntax::SourceId>,
 }
 
 impl Default for CompileOptions {
@@ -49,6 +52,7 @@ impl Default for CompileOptions {
             bufsize: 4 << 20,
             kernel: KernelOffsets::default(),
             max_syscalls: 1024,
+            library_sources: Vec::new(),
         }
     }
 }

@@ -174,6 +174,9 @@ impl<'a> Checker<'a> {
         arrow: bool,
         span: Span,
     ) -> R<TExpr> {
+        if let Some(r) = self.xlate_member(base, name, arrow, span) {
+            return r;
+        }
         let b = self.expr(base)?;
         let obj = match (arrow, b.ty) {
             (true, Ty::Ptr { id }) => self.pointee(id),
@@ -239,7 +242,10 @@ impl<'a> Checker<'a> {
 
     /// `*e`.
     pub(crate) fn deref(&mut self, x: &ast::Expr, span: Span) -> R<TExpr> {
-        let v = self.expr(x)?;
+        let v = self.xlate_whole(x, true, span)?;
+        if matches!(v.kind, TExprKind::Build { .. }) {
+            return Ok(v);
+        }
         let target = match v.ty {
             Ty::Ptr { id } => self.pointee(id),
             Ty::Agg { id, .. } => self.array_elem(id).map(|(e, _)| e),

@@ -148,6 +148,7 @@ tags! {
     D_XLATE_REDECL,
     D_XLATE_SOU,
     D_XLATE_MEMB,
+    D_XLATE_INCOMPAT,
     D_IF_SCALAR,
     D_COMM_COMM,
     D_COMM_DREC,

@@ -15,10 +15,10 @@ pub fn error(map: &SourceMap, d: &Diagnostic, errtags: bool) -> CompileError {
     }
 }
 
-/// A plain message that has no source position.
+/// A plain message that has no source position (and so no rich form).
 pub fn plain(message: String) -> CompileError {
     CompileError {
-        rich: format!("{message}\n"),
+        rich: String::new(),
         message,
     }
 }

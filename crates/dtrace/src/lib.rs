@@ -9,6 +9,7 @@
 mod compile;
 pub mod cpp;
 pub mod info;
+mod library;
 pub mod options;
 mod session;
 pub mod source;
@@ -48,7 +49,8 @@ impl std::fmt::Display for OpenError {
 pub struct CompileError {
     /// `dtrace: failed to compile script x.d: line 3: ...` (no trailing newline).
     pub message: String,
-    /// file:line:col with the source line and a caret.
+    /// file:line:col with the source line and a caret; empty for errors that
+    /// have no place in the source.
     pub rich: String,
 }
 
@@ -81,6 +83,7 @@ pub struct Dtrace {
     map: SourceMap,
     items: Vec<Item>,
     clause_probes: Vec<Vec<ProbeInfo>>,
+    libs: library::Libraries,
 }
 
 /// Kernel symbol addresses for the compiler (backquoted names), from kallsyms.
@@ -119,6 +122,7 @@ impl Dtrace {
             map: SourceMap::new(),
             items: Vec::new(),
             clause_probes: Vec::new(),
+            libs: library::Libraries::default(),
         })
     }
 
@@ -245,6 +249,7 @@ impl Dtrace {
         let text = match source {
             Source::Spec { text, .. } | Source::Script { text, .. } => text,
         };
+        self.load_libraries(text)?;
         if mentions_word(text, "ppid") || macro_args.iter().any(|a| mentions_word(a, "ppid")) {
             self.ensure_kernel_btf();
         }
@@ -305,6 +310,7 @@ impl Dtrace {
             dynvarsize: (self.options.dynvarsize / 64).clamp(64, 1 << 20) as u32,
             bufsize: ring as u32,
             kernel: self.offsets,
+            library_sources: self.libs.builtin_sources(),
             ..CompileOptions::default()
         }
     }

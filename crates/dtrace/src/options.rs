@@ -41,6 +41,8 @@ pub struct Options {
     pub undefines: Vec<String>,
     /// `-I dir` (option `incdir`), in order.
     pub incdirs: Vec<String>,
+    /// `-L dir` (option `libdir`): directories of user D libraries, in order.
+    pub libdirs: Vec<String>,
     /// `-H` (option `cpphdrs`): the preprocessor lists the files it includes.
     pub cpphdrs: bool,
     /// `-v` (not an `-x` option): compiling reports stability attributes.
@@ -72,6 +74,7 @@ impl Default for Options {
             defines: Vec::new(),
             undefines: Vec::new(),
             incdirs: Vec::new(),
+            libdirs: Vec::new(),
             cpphdrs: false,
             report_stability: false,
         }
@@ -175,6 +178,7 @@ impl Options {
             "define" => self.defines.push(need()?.to_string()),
             "undef" => self.undefines.push(need()?.to_string()),
             "incdir" => self.incdirs.push(need()?.to_string()),
+            "libdir" => self.libdirs.push(need()?.to_string()),
             // Accepted for compatibility; they have no effect in this implementation.
             "bufpolicy" | "bufresize" | "cpu" | "nspec" | "specsize" | "statusrate"
             | "cleanrate" | "stackframes" | "ustackframes" | "jstackframes" | "jstackstrsize"

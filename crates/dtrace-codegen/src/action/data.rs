@@ -46,6 +46,16 @@ impl<'a> Gen<'a> {
                     self.store_field(value, f.offset, &f.ty);
                 }
             }
+            TStmt::Print { value, .. } => {
+                if let Some(f) = desc.fields.first() {
+                    if value.ty.is_agg() {
+                        self.store_field(value, f.offset, &f.ty);
+                    } else {
+                        let vt = crate::record::value_type(&value.ty);
+                        self.store_field(value, f.offset, &vt);
+                    }
+                }
+            }
             TStmt::Printf { args, .. } => {
                 for (a, f) in args.iter().zip(desc.fields.iter()) {
                     self.tmp_off = 0;

@@ -1,0 +1,1 @@
+inline int BASE_SCALE = 3;

@@ -1,0 +1,4 @@
+struct out { int a; };
+translator struct out < int x > {
+	a = "text";
+};

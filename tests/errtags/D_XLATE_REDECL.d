@@ -1,0 +1,3 @@
+struct out { int a; };
+translator struct out < int x > { a = x; };
+translator struct out < int y > { a = y + 1; };

@@ -1,0 +1,1 @@
+translator int < int x > { a = x; };

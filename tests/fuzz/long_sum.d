@@ -1,0 +1,4 @@
+BEGIN
+{
+	x = arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0 + arg0;
+}

@@ -1,0 +1,4 @@
+BEGIN
+{
+if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { if (arg0) { x = 1; } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } }
+}
