@@ -19,7 +19,8 @@ Three measurements (the foundation issue's performance requirements):
 3. per event: bench/getppid_ns.c makes --rounds rounds of --calls getppid(2) calls
    and prints the median round's ns per call. It runs alone (the baseline) and
    under each tracer program; a configuration's extra cost per event is its
-   median minus the baseline's median. The configurations run interleaved,
+   median minus the baseline's median (and, beside it, best run minus best
+   run: on a busy machine interference only adds). The configurations run interleaved,
    --runs times each, so drifting machine load hits them all alike. The
    "getpid" rows run the loop on getpid(2), which no program traces, while
    getppid is traced: the tax tracing puts on every other syscall.
@@ -150,6 +151,8 @@ def main():
     ap.add_argument("--skip-slow", action="store_true",
                     help="skip bpftrace's all-syscalls run (> 20 s, stalls other tracers)")
     ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also time dtrace clause variants, to split the per-event cost")
     a = ap.parse_args()
 
     for tool in (a.dtrace, a.bpftrace):
@@ -203,20 +206,53 @@ def main():
              [dt, "-q", "-n", "syscall::getppid:entry { @[execname] = count(); }"], "getpid"),
         ]
         samples = per_event(configs, helper, a.calls, a.rounds, a.event_runs, tmp)
-        base = {
-            "getppid": median(samples[configs[0][0]]),
-            "getpid": median(samples[configs[5][0]]),
-        }
+        def low(xs):
+            return min(xs) if xs else float("nan")
+
+        base_names = (configs[0][0], configs[5][0])
+        base = {"getppid": samples[configs[0][0]], "getpid": samples[configs[5][0]]}
         rows = []
         for name, _, which in configs:
-            m = median(samples[name])
-            extra = m - base[which] if name not in ("baseline getppid (untraced)",
-                                                     "baseline getpid (untraced)") else 0.0
-            rows.append((name, fmt(m), fmt(extra), str(len(samples[name]))))
+            m, lo = median(samples[name]), low(samples[name])
+            if name in base_names:
+                extra, extra_lo = 0.0, 0.0
+            else:
+                extra = m - median(base[which])
+                extra_lo = lo - low(base[which])
+            rows.append((name, fmt(m), fmt(extra), fmt(lo), fmt(extra_lo),
+                         str(len(samples[name]))))
         table(a.markdown, f"3. per event: {a.calls} calls x {a.rounds} rounds per run, "
-              f"median of {a.event_runs} runs",
-              ["configuration", "ns/call", "extra ns/call", "runs"], rows)
+              f"{a.event_runs} runs (median, and best run: interference only adds)",
+              ["configuration", "median ns/call", "extra (median)", "best ns/call",
+               "extra (best)", "runs"], rows)
+        if a.breakdown:
+            breakdown(a, dt, helper, tmp)
     return 0
+
+
+def breakdown(a, dt, helper, tmp):
+    """Section 4: what each part of `@[execname] = count()` costs."""
+    variants = [
+        ("baseline getppid (untraced)", None),
+        ("/0/ { } (trampoline, predicate false)", "syscall::getppid:entry /0/ { }"),
+        ("@ = count() (no key)", "syscall::getppid:entry { @ = count(); }"),
+        ("@[pid] = count() (8-byte key)", "syscall::getppid:entry { @[pid] = count(); }"),
+        ("@[execname] = count() (16-byte comm key)",
+         "syscall::getppid:entry { @[execname] = count(); }"),
+        ("{ } (default action: one ring-buffer record per event)",
+         "syscall::getppid:entry { }"),
+    ]
+    configs = [(n, None if p is None else [dt, "-q", "-n", p], "getppid") for n, p in variants]
+    samples = per_event(configs, helper, a.calls, a.rounds, a.event_runs, tmp)
+    base = samples[configs[0][0]]
+    rows = []
+    for name, _, _ in configs:
+        xs = samples[name]
+        m = median(xs)
+        rows.append((name, fmt(m), fmt(m - median(base)), fmt(min(xs) - min(base)) if xs else "-"))
+    table(a.markdown, "4. dtrace per-event cost by clause body (median of %d runs)" % a.event_runs,
+          ["clause on syscall::getppid:entry", "median ns/call", "extra (median)",
+           "extra (best)"], rows)
 
 
 def table(markdown, title, head, rows):

@@ -1,4 +1,4 @@
 BEGIN
 {
-	x = *curthread;
+	x = curthread.pid;
 }

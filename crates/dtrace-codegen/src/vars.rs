@@ -28,8 +28,11 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A variable's value; strings and aggregates (structs, unions, arrays) as a
+    /// pointer to the variable's storage.
     pub fn load_var(&mut self, v: VarRef, ty: &Ty) -> Val {
-        let d = self.alloc(ty.is_str());
+        let by_ref = ty.is_str() || ty.is_agg();
+        let d = self.alloc(by_ref);
         let w = self.work_reg(d, Reg::R0);
         match v {
             VarRef::Global(i) => {
@@ -39,7 +42,7 @@ impl<'a> Gen<'a> {
                     .get(i as usize)
                     .copied()
                     .unwrap_or(layout::G_VARS);
-                if ty.is_str() {
+                if by_ref {
                     self.a.ld_map_value(w, self.l.globals, off);
                 } else {
                     self.a.ld_map_value(Reg::R1, self.l.globals, off);
@@ -48,7 +51,7 @@ impl<'a> Gen<'a> {
             }
             VarRef::Clause(i) => {
                 let off = self.clause_var_off(i);
-                if ty.is_str() {
+                if by_ref {
                     self.dctx_ptr(w, off);
                 } else {
                     self.load_int(w, DCTX, off as i16, ty);
@@ -203,6 +206,11 @@ impl<'a> Gen<'a> {
                     .get(*i as usize)
                     .copied()
                     .unwrap_or(layout::G_VARS);
+                if ty.is_agg() {
+                    self.a.ld_map_value(Reg::R1, self.l.globals, off);
+                    self.copy_object(v, ty);
+                    return;
+                }
                 let r = self.get(v, Reg::R2);
                 self.a.ld_map_value(Reg::R1, self.l.globals, off);
                 if ty.is_str() {
@@ -213,6 +221,11 @@ impl<'a> Gen<'a> {
             }
             LValue::Var(VarRef::Clause(i)) => {
                 let off = self.clause_var_off(*i) as i16;
+                if ty.is_agg() {
+                    self.dctx_ptr(Reg::R1, off as u32);
+                    self.copy_object(v, ty);
+                    return;
+                }
                 let r = self.get(v, Reg::R2);
                 if ty.is_str() {
                     strings::copy(&mut self.a, DCTX, off, str_cap(ty), r, 0, vcap, Reg::R3);
@@ -231,6 +244,19 @@ impl<'a> Gen<'a> {
                 self.store_dyn(map, v, ty, vcap);
             }
         }
+    }
+
+    /// Copy the object of type `ty` at the address in `v` to the storage r1 points
+    /// to (a fault if the source cannot be read).
+    fn copy_object(&mut self, v: Val, ty: &Ty) {
+        let r = self.get(v, Reg::R3);
+        if r != Reg::R3 {
+            self.a.emit(Insn::mov64_reg(Reg::R3, r));
+        }
+        self.stash_fault_addr(Reg::R3);
+        self.a.emit(Insn::mov64_imm(Reg::R2, ty.size() as i32));
+        self.a.call_helper(helper::PROBE_READ_KERNEL);
+        self.fault_unless_at(JmpOp::Eq, Reg::R0, 0, crate::desc::FaultKind::BadAddr, true);
     }
 
     /// Update or (for integer 0) delete the element at the staged key.

@@ -216,11 +216,11 @@ impl<'a> Checker<'a> {
                 ));
             }
             let vt = self.apply_declarator(base, inner, span)?;
-            let value = self.storage_type(name, vt, span)?;
+            let value = self.storage_type(name, vt, span, false)?;
             let mut kt = Vec::new();
             for k in keys {
                 let id = self.type_name(k)?;
-                let t = self.storage_type(name, id, k.span)?;
+                let t = self.storage_type(name, id, k.span, false)?;
                 kt.push(t);
             }
             if self.taken(name) {
@@ -236,7 +236,8 @@ impl<'a> Checker<'a> {
             return Ok(());
         }
         let id = self.apply_declarator(base, decl, span)?;
-        let ty = self.storage_type(name, id, span)?;
+        let whole = storage != Some("self");
+        let ty = self.storage_type(name, id, span, whole)?;
         match storage {
             Some("self") => {
                 if self.thread.contains_key(name) {
@@ -260,9 +261,13 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
-    /// The type a variable of C type `id` is stored as.
-    fn storage_type(&mut self, name: &str, id: TypeId, span: Span) -> R<Ty> {
+    /// The type a variable of C type `id` is stored as; `whole`: structs, unions
+    /// and arrays may be (global and clause-local variables).
+    fn storage_type(&mut self, name: &str, id: TypeId, span: Span, whole: bool) -> R<Ty> {
         match self.value_ty(id) {
+            t @ Ty::Agg { size, .. } if whole && size > 0 && size <= crate::ptr::MAX_AGG_VAR => {
+                Ok(t)
+            }
             Ty::Void => Err(Diagnostic::new(
                 Tag::D_DECL_VOIDOBJ,
                 span,

@@ -463,7 +463,7 @@ impl<'a> Checker<'a> {
             return Err(Diagnostic::new(
                 Tag::D_OP_ARITH,
                 span,
-                format!("operator {sym} is not valid with operand of type string"),
+                format!("operator {sym} requires operands of arithmetic type"),
             ));
         }
         if a.ty.is_ptr() || b.ty.is_ptr() {

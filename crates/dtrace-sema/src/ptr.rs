@@ -17,6 +17,9 @@ use dtrace_ctypes::{TypeId, TypeKind};
 use dtrace_syntax::ast;
 use dtrace_syntax::{Diagnostic, Span, Tag};
 
+/// Largest struct, union or array a global or clause-local variable holds.
+pub(crate) const MAX_AGG_VAR: u32 = 4096;
+
 /// `e` with type `ty` and no code (both are 64-bit register values).
 pub(crate) fn retype(mut e: TExpr, ty: Ty) -> TExpr {
     e.ty = ty;
@@ -150,11 +153,19 @@ impl<'a> Checker<'a> {
     /// A value that may be stored in a variable, key or record slot: `char` arrays
     /// become strings; other aggregates are refused.
     pub(crate) fn storable(&mut self, e: TExpr) -> R<TExpr> {
+        self.storable_in(e, false)
+    }
+
+    /// [`Checker::storable`]; with `whole`, a struct, union or non-`char` array of
+    /// at most [`MAX_AGG_VAR`] bytes is stored whole (global and clause-local
+    /// variables).
+    pub(crate) fn storable_in(&mut self, e: TExpr, whole: bool) -> R<TExpr> {
         if !e.ty.is_agg() {
             return Ok(e);
         }
         match self.string_of(e) {
             Ok(s) => Ok(s),
+            Err(e) if whole && e.ty.size() > 0 && e.ty.size() <= MAX_AGG_VAR => Ok(e),
             Err(e) => Err(Diagnostic::new(
                 Tag::D_OP_SOU,
                 e.span,

@@ -20,9 +20,17 @@ impl<'a> Checker<'a> {
 
     /// Check that a value of type `v` may be stored in a place of type `place`.
     fn check_store(&self, place: &Ty, v: &Ty, sym: &str, span: Span) -> R<()> {
+        let same_agg = match (place, v) {
+            (Ty::Agg { id: a, .. }, Ty::Agg { id: b, .. }) => {
+                self.types.name_of(self.types.resolve(*a))
+                    == self.types.name_of(self.types.resolve(*b))
+            }
+            _ => false,
+        };
         let ok = (place.is_int() && v.is_int())
             || (place.is_str() && v.is_str())
-            || (place.is_ptr() && v.is_int_or_ptr());
+            || (place.is_ptr() && v.is_int_or_ptr())
+            || same_agg;
         if ok {
             Ok(())
         } else {
@@ -68,7 +76,7 @@ impl<'a> Checker<'a> {
         match &lhs.kind {
             K::Ident(name) => {
                 let r = self.expr(rhs)?;
-                let r = self.storable(r)?;
+                let r = self.storable_in(r, true)?;
                 if self.builtin(name).is_some() {
                     return Err(Diagnostic::new(
                         Tag::D_OP_WRITE,
@@ -107,7 +115,7 @@ impl<'a> Checker<'a> {
             K::SelfVar(name) | K::ThisVar(name) => {
                 let thread = matches!(lhs.kind, K::SelfVar(_));
                 let r = self.expr(rhs)?;
-                let r = self.storable(r)?;
+                let r = self.storable_in(r, !thread)?;
                 let (map, list) = if thread {
                     (&mut self.thread, &mut self.out.thread_vars)
                 } else {
@@ -192,7 +200,7 @@ impl<'a> Checker<'a> {
         self.check_store(&ty, &r.ty, "=", span)?;
         // Strings keep their own capacity: codegen copies with padding.
         let rhs = match ty {
-            Ty::Str { .. } => r,
+            Ty::Str { .. } | Ty::Agg { .. } => r,
             Ty::Ptr { .. } => crate::ptr::retype(r, ty),
             _ => convert(r, ty),
         };

@@ -54,28 +54,28 @@ fn operator_errors() {
         err(r#"BEGIN { x = "a" * 1; }"#),
         (
             Tag::D_OP_ARITH,
-            "operator * is not valid with operand of type string".into()
+            "operator * requires operands of arithmetic type".into()
         )
     );
     assert_eq!(
         err(r#"BEGIN { x = "a" + 1; }"#),
         (
             Tag::D_OP_ARITH,
-            "operator + is not valid with operand of type string".into()
+            "operator + requires operands of arithmetic type".into()
         )
     );
     assert_eq!(
         err(r#"BEGIN { x = 2 % "a"; }"#),
         (
             Tag::D_OP_ARITH,
-            "operator % is not valid with operand of type string".into()
+            "operator % requires operands of arithmetic type".into()
         )
     );
     assert_eq!(
         err(r#"BEGIN { x = 1; x += "a"; }"#),
         (
             Tag::D_OP_ARITH,
-            "operator += is not valid with operand of type string".into()
+            "operator += requires operands of arithmetic type".into()
         )
     );
     assert_eq!(

@@ -300,15 +300,15 @@ mod tests {
         let d = Diagnostic::new(
             Tag::D_OP_ARITH,
             Span::new(s, 15, 22),
-            "operator + is not valid with operand of type string",
+            "operator + requires operands of arithmetic type",
         );
         assert_eq!(
             render_dtrace(&map, &d, RenderOptions::default()),
-            "dtrace: failed to compile script foo.d: line 3: operator + is not valid with operand of type string"
+            "dtrace: failed to compile script foo.d: line 3: operator + requires operands of arithmetic type"
         );
         assert_eq!(
             render_dtrace(&map, &d, RenderOptions { errtags: true }),
-            "dtrace: failed to compile script foo.d: [D_OP_ARITH] line 3: operator + is not valid with operand of type string"
+            "dtrace: failed to compile script foo.d: [D_OP_ARITH] line 3: operator + requires operands of arithmetic type"
         );
         let n = map.add(SourceKind::ProbeSpecifier, "BEGIN { x = }".into());
         let d = Diagnostic::new(

@@ -73,6 +73,15 @@ fn has_helper(sys: &SysRef, id: i32) -> bool {
         Insn::exit(),
     ];
     let spec = ProgSpec::new(ProgType::RawTracepoint, "dt_probe", &insns);
+    // The errno usually answers without a verifier log: EACCES comes from the
+    // argument checks, made only once the helper is known and allowed; EINVAL
+    // from "unknown func" / "cannot use helper" (or a GPL-only helper, which we
+    // never are). Anything else is settled by the log below.
+    match ProgFd::load_errno(sys, &spec) {
+        Ok(_) | Err(Errno(libc::EACCES)) => return true,
+        Err(Errno(libc::EINVAL)) => return false,
+        Err(_) => {}
+    }
     match ProgFd::load(sys, &spec) {
         Ok(_) => true,
         Err(ProgError::Load { log, errno, .. }) => {

@@ -224,6 +224,23 @@ impl ProgFd {
         }
     }
 
+    /// Load a program once, without a verifier log: only the errno on failure.
+    /// For feature probes, where the errno alone answers the question and a
+    /// second, logged load (1 MiB buffer) would only cost time. Programs that
+    /// need BTF func_info (callbacks) are refused with EINVAL; use [`ProgFd::load`].
+    pub fn load_errno(sys: &SysRef, spec: &ProgSpec<'_>) -> Result<ProgFd, Errno> {
+        if uses_callbacks(spec.insns) {
+            return Err(Errno(libc::EINVAL));
+        }
+        let code = encode_all(spec.insns);
+        let mut a = load_attr(spec, &code);
+        // SAFETY: the instructions, license and fd_array pointed to by the
+        // attribute are borrowed from `code`, a static and `spec`, all alive for
+        // the call; no log buffer is given.
+        let fd = unsafe { sys.bpf(Cmd::ProgLoad, &mut a) }?;
+        ProgFd::wrap(sys, spec, fd).map_err(|_| Errno(libc::EBADF))
+    }
+
     fn wrap(sys: &SysRef, spec: &ProgSpec<'_>, fd: i64) -> Result<ProgFd, ProgError> {
         // SAFETY: PROG_LOAD returns a new fd that we now own.
         let fd = unsafe { owned_fd(fd) }.map_err(|errno| ProgError::Load {

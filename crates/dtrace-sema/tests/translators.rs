@@ -1,0 +1,215 @@
+//! Translators, the `xlate` operator, `print()` shapes and library intrinsics,
+//! checked without the kernel.
+
+use dtrace_ctypes::TypeTable;
+use dtrace_sema::{check, CompileOptions, PrintShape, ProbeInfo, ProbeKind, TExprKind, TStmt};
+use dtrace_syntax::ast::Item;
+use dtrace_syntax::{parse, Diagnostic, ParseOptions, SourceKind, SourceMap, Tag};
+use std::collections::HashMap;
+
+fn begin() -> ProbeInfo {
+    ProbeInfo {
+        id: 1,
+        provider: "dtrace".into(),
+        module: String::new(),
+        function: String::new(),
+        name: "BEGIN".into(),
+        kind: ProbeKind::Begin,
+        arg_types: Vec::new(),
+    }
+}
+
+/// Check `src`, compiled as a library source when `library`.
+fn run_as(src: &str, library: bool) -> Result<dtrace_sema::TypedProgram, Diagnostic> {
+    let mut map = SourceMap::new();
+    let kind = if library {
+        SourceKind::Library {
+            name: "test.d".into(),
+        }
+    } else {
+        SourceKind::ProbeSpecifier
+    };
+    let id = map.add(kind, src.to_string());
+    let (args, vars): (Vec<String>, HashMap<String, String>) = (Vec::new(), HashMap::new());
+    let is_type = |_: &str| false;
+    let popts = ParseOptions {
+        macro_args: &args,
+        macro_vars: &vars,
+        defaultargs: false,
+        is_type_name: &is_type,
+    };
+    let prog = parse(&map, id, &popts)?;
+    let n = prog
+        .items
+        .iter()
+        .filter(|i| matches!(i, Item::Clause(_)))
+        .count();
+    let opts = CompileOptions {
+        library_sources: if library { vec![id] } else { Vec::new() },
+        ..CompileOptions::default()
+    };
+    let mut t = TypeTable::with_builtins();
+    check(&prog, &vec![vec![begin()]; n], &mut t, &opts)
+}
+
+fn run(src: &str) -> Result<dtrace_sema::TypedProgram, Diagnostic> {
+    run_as(src, false)
+}
+
+fn err(src: &str) -> (Tag, String) {
+    match run(src) {
+        Ok(_) => panic!("expected an error: {src}"),
+        Err(d) => (d.tag, d.message),
+    }
+}
+
+const PAIR: &str = "struct pair { int a; long b; char name[8]; }; \
+                    translator struct pair < int n > { a = n; b = n * 2; name = \"p\"; };";
+
+/// The first traced value of the first clause.
+fn first_trace(tp: &dtrace_sema::TypedProgram) -> &dtrace_sema::TExpr {
+    tp.clauses[0]
+        .body
+        .iter()
+        .find_map(|s| match s {
+            TStmt::Trace { value } => Some(value),
+            _ => None,
+        })
+        .expect("a trace")
+}
+
+#[test]
+fn a_member_evaluates_only_its_definition() {
+    // `a`'s definition reads memory; the typed `.b` is the constant 42, no load.
+    let src = "struct o { int a; int b; }; \
+               translator struct o < int n > { a = *(int *)n; b = n + 1; }; \
+               BEGIN { trace(xlate<struct o>(41).b); }";
+    let tp = run(src).unwrap_or_else(|d| panic!("{d:?}"));
+    assert_eq!(first_trace(&tp).kind, TExprKind::Int(42));
+    let src = "struct o { int a; }; translator struct o < int n > { a = n / 0; };";
+    assert_eq!(
+        err(src).0,
+        Tag::D_DIV_ZERO,
+        "definitions are checked when declared"
+    );
+}
+
+#[test]
+fn pointer_translations_use_arrow_and_star() {
+    let src = format!(
+        "{PAIR} BEGIN {{ trace(xlate<struct pair *>(3)->a); trace((*xlate<struct pair *>(3)).b); }}"
+    );
+    let tp = run(&src).unwrap_or_else(|d| panic!("{d:?}"));
+    let consts: Vec<_> = tp.clauses[0]
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            TStmt::Trace { value } => Some(value.kind.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(consts, vec![TExprKind::Int(3), TExprKind::Int(6)]);
+    let (tag, _) = err(&format!(
+        "{PAIR} BEGIN {{ trace(xlate<struct pair>(3)->a); }}"
+    ));
+    assert_eq!(tag, Tag::D_OP_PTR);
+    let (tag, _) = err(&format!(
+        "{PAIR} BEGIN {{ trace(xlate<struct pair *>(3).a); }}"
+    ));
+    assert_eq!(tag, Tag::D_OP_SOU);
+}
+
+#[test]
+fn inlines_of_translations_translate_members() {
+    let src = format!(
+        "{PAIR} inline struct pair *cur = xlate<struct pair *>(5); BEGIN {{ trace(cur->b); }}"
+    );
+    let tp = run(&src).unwrap_or_else(|d| panic!("{d:?}"));
+    assert_eq!(first_trace(&tp).kind, TExprKind::Int(10));
+    let (tag, _) = err(&format!(
+        "{PAIR} inline struct pair *cur = xlate<struct pair *>(5); BEGIN {{ x = cur; }}"
+    ));
+    assert_eq!(tag, Tag::D_XLATE_SOU);
+    let (tag, msg) = err(&format!(
+        "{PAIR} inline int *cur = xlate<struct pair *>(5);"
+    ));
+    assert_eq!(tag, Tag::D_OP_INCOMPAT, "{msg}");
+}
+
+#[test]
+fn whole_translations_build_the_struct() {
+    let src = format!(
+        "{PAIR} BEGIN {{ trace(xlate<struct pair>(4)); print(*xlate<struct pair *>(4)); }}"
+    );
+    let tp = run(&src).unwrap_or_else(|d| panic!("{d:?}"));
+    let TExprKind::Build { size, members } = &first_trace(&tp).kind else {
+        panic!("not built");
+    };
+    assert_eq!(*size, 24);
+    let offs: Vec<(u32, u32)> = members.iter().map(|m| (m.offset, m.size)).collect();
+    assert_eq!(offs, vec![(0, 4), (8, 8), (16, 8)]);
+    let shape = tp.clauses[0].body.iter().find_map(|s| match s {
+        TStmt::Print { shape, .. } => Some(shape.clone()),
+        _ => None,
+    });
+    let Some(PrintShape::Struct { name, members }) = shape else {
+        panic!("no struct shape");
+    };
+    assert_eq!(name, "struct pair");
+    let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["a", "b", "name"]);
+}
+
+#[test]
+fn translator_declaration_errors() {
+    let cases = [
+        ("struct o { int a; }; BEGIN { trace(xlate<struct o>(1).a); }", Tag::D_XLATE_NONE, "cannot translate from \"int\" to \"struct o\""),
+        ("struct o { int a; }; translator struct o < int x > { a = x; }; translator struct o < int y > { a = y; };", Tag::D_XLATE_REDECL, "translator from int to struct o has already been declared"),
+        ("translator int < int x > { a = x; };", Tag::D_XLATE_SOU, "translator output type must be a struct or union"),
+        ("struct o { int a; }; translator struct o < int x > { b = x; };", Tag::D_XLATE_MEMB, "translator member b is not a member of struct o"),
+        ("struct o { int a; }; translator struct o < int x > { a = \"s\"; };", Tag::D_XLATE_INCOMPAT, "translator member a definition uses incompatible types: \"int\" = \"string\""),
+        ("struct o { int a; int b; }; translator struct o < int x > { a = x; }; BEGIN { trace(xlate<struct o>(1).b); }", Tag::D_XLATE_MEMB, "translator from int to struct o does not define member b"),
+    ];
+    for (src, tag, msg) in cases {
+        assert_eq!(err(src), (tag, msg.to_string()), "{src}");
+    }
+}
+
+#[test]
+fn intrinsics_are_for_libraries_only() {
+    let src = "inline string args = __dt_uargs(1, 9); BEGIN { trace(args); }";
+    let (tag, msg) = err(src);
+    assert_eq!(
+        (tag, msg.as_str()),
+        (
+            Tag::D_FUNC_UNDEF,
+            "failed to resolve __dt_uargs: Unknown function name"
+        )
+    );
+    let tp = run_as(src, true).unwrap_or_else(|d| panic!("{d:?}"));
+    assert!(matches!(first_trace(&tp).kind, TExprKind::UserArgs { .. }));
+    let (tag, _) = match run_as("inline string a = __dt_uargs(1);", true) {
+        Err(d) => (d.tag, d.message),
+        Ok(_) => panic!("arity"),
+    };
+    assert_eq!(tag, Tag::D_PROTO_LEN);
+}
+
+#[test]
+fn print_describes_scalars_and_strings() {
+    let tp = run("BEGIN { print(1); print(\"hi\"); print((char *)0); }")
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let shapes: Vec<PrintShape> = tp.clauses[0]
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            TStmt::Print { shape, .. } => Some(shape.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(matches!(&shapes[0], PrintShape::Int { name, size: 4, signed: true } if name == "int"));
+    assert!(matches!(shapes[1], PrintShape::String { .. }));
+    assert!(matches!(&shapes[2], PrintShape::Pointer { name } if name == "char *"));
+    let (tag, _) = err("BEGIN { print(); }");
+    assert_eq!(tag, Tag::D_PROTO_LEN);
+}
