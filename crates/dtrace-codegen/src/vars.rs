@@ -29,9 +29,15 @@ impl<'a> Gen<'a> {
     }
 
     /// A variable's value; strings and aggregates (structs, unions, arrays) as a
-    /// pointer to the variable's storage.
+    /// pointer to the variable's storage (decided by the variable's declared type:
+    /// sema may retype an aggregate's address as an integer).
     pub fn load_var(&mut self, v: VarRef, ty: &Ty) -> Val {
-        let by_ref = ty.is_str() || ty.is_agg();
+        let declared = match v {
+            VarRef::Global(i) => self.tp.globals.get(i as usize),
+            VarRef::Clause(i) => self.tp.clause_vars.get(i as usize),
+            VarRef::Thread(i) => self.tp.thread_vars.get(i as usize),
+        };
+        let by_ref = ty.is_str() || ty.is_agg() || declared.is_some_and(|d| d.ty.is_agg());
         let d = self.alloc(by_ref);
         let w = self.work_reg(d, Reg::R0);
         match v {
