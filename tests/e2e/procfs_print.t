@@ -14,6 +14,7 @@ psinfo_t \{
     pr_gid = 0x0
     pr_egid = 0x0
     pr_addr = 0xffff[0-9a-f]+
+    pr_argc = 0x2
     pr_argv = 0x7ff[0-9a-f]+
     pr_fname = "getppid_loop"
     pr_psargs = "/.*/getppid_loop 3"

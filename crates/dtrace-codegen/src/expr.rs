@@ -243,6 +243,7 @@ impl<'a> Gen<'a> {
             } => self.load_bits(addr, *size, *shift, *width, &e.ty),
             TExprKind::KStr { addr, max } => self.kstr(addr, *max, &e.ty),
             TExprKind::UserArgs { start, end } => self.user_args(start, end, &e.ty),
+            TExprKind::UserWord(addr) => self.user_word(addr),
             TExprKind::Build { size, members } => self.build(*size, members),
         }
     }

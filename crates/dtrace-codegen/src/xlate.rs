@@ -1,8 +1,9 @@
 //! Code for translations and the library intrinsics: whole translated structs
-//! built in scratch memory ([`TExprKind::Build`]) and `__dt_uargs`
-//! ([`TExprKind::UserArgs`]), a process's argument area read from user memory.
+//! built in scratch memory ([`TExprKind::Build`]), `__dt_uargs`
+//! ([`TExprKind::UserArgs`]), a process's argument area read from user memory,
+//! and `__dt_uword` (`TExprKind::UserWord`), one word of user memory.
 //!
-//! Both results live in the dctx string-temporary area (reset per statement);
+//! Struct and string results live in the dctx string-temporary area (reset per statement);
 //! the expression's value is a pointer to it.
 //!
 //! [`TExprKind::Build`]: dtrace_sema::TExprKind::Build
@@ -71,6 +72,32 @@ impl<'a> Gen<'a> {
         self.dctx_ptr(w, tmp);
         self.put(d, w);
         d
+    }
+
+    /// `__dt_uword(addr)`: a user-memory word, 0 when unreadable.
+    pub fn user_word(&mut self, addr: &TExpr) -> Val {
+        let v = self.expr(addr);
+        let r = self.get(v, Reg::R3);
+        if r != Reg::R3 {
+            self.a.emit(Insn::mov64_reg(Reg::R3, r));
+        }
+        self.a.emit(Insn::st_mem(Size::DW, Reg::FP, FP_SCRATCH, 0));
+        self.a.emit(Insn::mov64_reg(Reg::R1, Reg::FP));
+        self.a
+            .emit(Insn::alu64_imm(AluOp::Add, Reg::R1, FP_SCRATCH as i32));
+        self.a.emit(Insn::mov64_imm(Reg::R2, 8));
+        self.a.call_helper(helper::PROBE_READ_USER);
+        let w = self.work_reg(v, Reg::R0);
+        let ok = self.a.label();
+        let end = self.a.label();
+        self.a.jmp_imm(JmpOp::Eq, Reg::R0, 0, ok);
+        self.a.emit(Insn::mov64_imm(w, 0));
+        self.a.ja(end);
+        self.a.bind(ok);
+        self.a.emit(Insn::ldx_mem(Size::DW, w, Reg::FP, FP_SCRATCH));
+        self.a.bind(end);
+        self.put(v, w);
+        v
     }
 
     /// A whole translated struct: zeroed scratch, each member stored at its offset.

@@ -8,6 +8,9 @@
 //!   [`UARGS_MAX`] - 1 of them, NULs between them turned into spaces: the
 //!   process's argument area `mm->arg_start..arg_end` as `ps` shows it
 //!   (`pr_psargs`). A failed read (paged-out or invalid memory) gives "".
+//! - `__dt_uword(uintptr_t addr)`: `uint64_t` — the word at `addr` in the current
+//!   process's user memory, 0 if it cannot be read (`pr_argc` is the word at
+//!   `mm->start_stack`).
 //!
 //! [`CompileOptions::library_sources`]: crate::CompileOptions
 
@@ -27,47 +30,58 @@ impl<'a> Checker<'a> {
     /// A call of `__dt_*`.
     pub(crate) fn intrinsic(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TExpr> {
         let allowed = self.opts.library_sources.contains(&span.source);
-        if !allowed || func != "__dt_uargs" {
+        let arity = match func {
+            "__dt_uargs" => 2,
+            "__dt_uword" => 1,
+            _ => 0,
+        };
+        if !allowed || arity == 0 {
             return Err(Diagnostic::new(
                 Tag::D_FUNC_UNDEF,
                 span,
                 format!("failed to resolve {func}: Unknown function name"),
             ));
         }
-        let [start, end] = args else {
+        if args.len() != arity {
             return Err(Diagnostic::new(
                 Tag::D_PROTO_LEN,
                 span,
                 format!(
-                    "{func}( ) prototype mismatch: {} args passed, 2 expected",
+                    "{func}( ) prototype mismatch: {} args passed, {arity} expected",
                     args.len()
                 ),
             ));
-        };
-        let ulong = self.b.ulong;
-        let mut addrs = Vec::new();
-        for a in [start, end] {
-            let v = self.expr(a)?;
-            let v = self.decay(v);
-            if !v.ty.is_int_or_ptr() {
-                return Err(Diagnostic::new(
-                    Tag::D_PROTO_ARG,
-                    a.span,
-                    format!("{func}( ) arguments must be addresses"),
-                ));
-            }
-            addrs.push(if v.ty.is_ptr() {
-                crate::ptr::retype(v, ulong)
-            } else {
-                convert(v, ulong)
-            });
         }
-        let end = addrs.pop().map(Box::new);
-        let start = addrs.pop().map(Box::new);
-        let (Some(start), Some(end)) = (start, end) else {
+        let mut addrs = Vec::new();
+        for a in args {
+            addrs.push(Box::new(self.address_arg(func, a)?));
+        }
+        let mut addrs = addrs.into_iter();
+        let (Some(first), second) = (addrs.next(), addrs.next()) else {
             return Err(Diagnostic::new(Tag::D_PROTO_LEN, span, "internal: arity"));
         };
-        let ty = self.str_ty(UARGS_MAX);
-        Ok(mk(TExprKind::UserArgs { start, end }, ty, span))
+        match second {
+            Some(end) => {
+                let ty = self.str_ty(UARGS_MAX);
+                Ok(mk(TExprKind::UserArgs { start: first, end }, ty, span))
+            }
+            None => Ok(mk(TExprKind::UserWord(first), self.b.uint64_t, span)),
+        }
+    }
+
+    /// An intrinsic's address argument, as `unsigned long`.
+    fn address_arg(&mut self, func: &str, a: &ast::Expr) -> R<TExpr> {
+        let v = self.expr(a)?;
+        let v = self.decay(v);
+        let ulong = self.b.ulong;
+        match v.ty {
+            Ty::Ptr { .. } => Ok(crate::ptr::retype(v, ulong)),
+            Ty::Int { .. } => Ok(convert(v, ulong)),
+            _ => Err(Diagnostic::new(
+                Tag::D_PROTO_ARG,
+                a.span,
+                format!("{func}( ) arguments must be addresses"),
+            )),
+        }
     }
 }

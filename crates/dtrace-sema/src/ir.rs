@@ -278,6 +278,9 @@ pub enum TExprKind {
         start: Box<TExpr>,
         end: Box<TExpr>,
     },
+    /// The library intrinsic `__dt_uword(addr)`: the 64-bit word at `addr` in the
+    /// current process's user memory (type `uint64_t`), 0 when it cannot be read.
+    UserWord(Box<TExpr>),
     /// A struct or union value built in scratch memory (a whole translated struct):
     /// `size` zeroed bytes, then each member's value stored at its byte offset.
     /// The expression's value (type [`Ty::Agg`]) is the scratch address.

@@ -213,3 +213,18 @@ fn print_describes_scalars_and_strings() {
     let (tag, _) = err("BEGIN { print(); }");
     assert_eq!(tag, Tag::D_PROTO_LEN);
 }
+
+#[test]
+fn struct_variables_hold_whole_values() {
+    let src = format!(
+        "{PAIR} struct pair g; BEGIN {{ g = xlate<struct pair>(2); this->p = g; trace(this->p.b); }}"
+    );
+    let tp = run(&src).unwrap_or_else(|d| panic!("{d:?}"));
+    assert!(tp.globals[0].ty.is_agg() && tp.clause_vars[0].ty.is_agg());
+    let (tag, _) = err(&format!("{PAIR} self struct pair s;"));
+    assert_eq!(tag, Tag::D_VAR_UNSUP, "thread-local structs");
+    let (tag, _) = err(&format!(
+        "{PAIR} struct other {{ int a; }}; struct other o; BEGIN {{ o = xlate<struct pair>(1); }}"
+    ));
+    assert_eq!(tag, Tag::D_OP_INCOMPAT);
+}

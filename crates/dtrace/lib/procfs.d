@@ -12,8 +12,10 @@
  *               command name (comm, 16 bytes); pr_psargs the arguments as one
  *               string, NULs made spaces, at most 79 bytes (read from the
  *               current process's memory: for any other task, and for kernel
- *               threads, it is the command name); pr_argv the user address of
- *               argv[]; pr_dmodel PR_MODEL_LP64.
+ *               threads, it is the command name); pr_argc the argument count
+ *               and pr_argv the user address of argv[] (both from the initial
+ *               stack, mm->start_stack; pr_argc is 0 for tasks other than the
+ *               current one); pr_dmodel PR_MODEL_LP64.
  *   lwpsinfo_t  pr_lwpid is the thread id; pr_flag the task flags (PF_*);
  *               pr_state/pr_sname the scheduling state (SONPROC 'O' on a CPU,
  *               SRUN 'R' runnable, SSLEEP 'S' sleeping, SSTOP 'T' stopped or
@@ -44,6 +46,7 @@ typedef struct psinfo {
 	gid_t pr_gid;
 	gid_t pr_egid;
 	uintptr_t pr_addr;
+	int pr_argc;
 	uintptr_t pr_argv;
 	char pr_fname[16];
 	char pr_psargs[80];
@@ -78,6 +81,8 @@ translator psinfo_t < struct task_struct *T > {
 	pr_gid = T->cred->gid.val;
 	pr_egid = T->cred->egid.val;
 	pr_addr = (uintptr_t)T;
+	pr_argc = T != curthread || T->mm == NULL ? 0 :
+	    __dt_uword(T->mm->start_stack);
 	pr_argv = T->mm == NULL ? 0 : T->mm->start_stack + sizeof (long);
 	pr_fname = T->comm;
 	pr_psargs = T != curthread || T->mm == NULL ? stringof(T->comm) :
