@@ -85,9 +85,9 @@ impl<'a> Checker<'a> {
         self.depth += 1;
         let r = if self.depth > MAX_DEPTH {
             Err(Diagnostic::new(
-                Tag::D_CG_EXPR,
+                Tag::D_NOREG,
                 e.span,
-                "expression is too complex: nesting exceeds the compiler's limit",
+                "insufficient registers to generate code",
             ))
         } else {
             self.expr_inner(e)
@@ -142,15 +142,17 @@ impl<'a> Checker<'a> {
             K::Call { func, .. } => {
                 if crate::actions::is_action(func) || crate::actions::is_aggfunc(func) {
                     Err(Diagnostic::new(
-                        Tag::D_ACT_SPEC,
+                        Tag::D_CG_EXPR,
                         span,
-                        format!("{func}( ) may not be used as a value in an expression"),
+                        format!(
+                            "{func}( ) may not be called from a D expression (D program context required)"
+                        ),
                     ))
                 } else {
                     Err(Diagnostic::new(
                         Tag::D_FUNC_UNDEF,
                         span,
-                        format!("failed to resolve {func}: Unknown function name"),
+                        format!("undefined function name: {func}"),
                     ))
                 }
             }

@@ -39,7 +39,7 @@ impl<'a> Checker<'a> {
             return Err(Diagnostic::new(
                 Tag::D_FUNC_UNDEF,
                 span,
-                format!("failed to resolve {func}: Unknown function name"),
+                format!("undefined function name: {func}"),
             ));
         }
         if args.len() != arity {

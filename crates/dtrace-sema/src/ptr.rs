@@ -266,10 +266,7 @@ impl<'a> Checker<'a> {
             return Err(Diagnostic::new(
                 Tag::D_DEREF_NONPTR,
                 span,
-                format!(
-                    "cannot dereference non-pointer type \"{}\"",
-                    self.name(&v.ty)
-                ),
+                "cannot dereference non-pointer type",
             ));
         };
         self.place(v, t, span)
@@ -361,13 +358,31 @@ impl<'a> Checker<'a> {
         };
         let iv = self.expr(i)?;
         let n = crate::expr::const_value(&iv).filter(|_| iv.ty.is_int());
+        let nargs = self
+            .probes
+            .first()
+            .map(|p| p.arg_types.len())
+            .unwrap_or(0)
+            .min(10) as i64;
         let n = match n {
-            Some(n) if (0..10).contains(&n) => n as u8,
-            _ => {
+            Some(n) if (0..nargs).contains(&n) => n as u8,
+            Some(n) => {
+                let desc = self
+                    .probes
+                    .first()
+                    .map(|p| format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name))
+                    .unwrap_or_default();
                 return Err(Diagnostic::new(
                     Tag::D_ARGS_IDX,
                     i.span,
-                    "index of args[ ] must be an integer constant from 0 to 9",
+                    format!("index {n} is out of range for {desc} args[ ]"),
+                ));
+            }
+            None => {
+                return Err(Diagnostic::new(
+                    Tag::D_ARGS_IDX,
+                    i.span,
+                    "index of args[ ] must be an integer constant",
                 ))
             }
         };

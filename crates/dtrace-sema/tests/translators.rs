@@ -181,10 +181,7 @@ fn intrinsics_are_for_libraries_only() {
     let (tag, msg) = err(src);
     assert_eq!(
         (tag, msg.as_str()),
-        (
-            Tag::D_FUNC_UNDEF,
-            "failed to resolve __dt_uargs: Unknown function name"
-        )
+        (Tag::D_FUNC_UNDEF, "undefined function name: __dt_uargs")
     );
     let tp = run_as(src, true).unwrap_or_else(|d| panic!("{d:?}"));
     assert!(matches!(first_trace(&tp).kind, TExprKind::UserArgs { .. }));

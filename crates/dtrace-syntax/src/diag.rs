@@ -59,6 +59,7 @@ tags! {
     D_DIV_ZERO,
     D_CG_EXPR,
     D_CG_DYN,
+    D_NOREG,
     D_DECL_TYPERED,
     D_DECL_IDRED,
     D_DECL_LOCASSC,

@@ -1,0 +1,4 @@
+syscall::read:entry
+{
+	trace(args[10]);
+}
