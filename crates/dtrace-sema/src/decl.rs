@@ -56,10 +56,39 @@ fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnosti
     Diagnostic::new(tag, at, e.to_string())
 }
 
+/// `struct tag` / `union tag` written without members and without scope.
+fn forward_tag(base: &ast::BaseType) -> Option<(&'static str, &str)> {
+    match base {
+        ast::BaseType::Struct {
+            tag: Some(t),
+            members: None,
+        } if !t.contains('`') => Some(("struct", t.as_str())),
+        ast::BaseType::Union {
+            tag: Some(t),
+            members: None,
+        } if !t.contains('`') => Some(("union", t.as_str())),
+        _ => None,
+    }
+}
+
 impl<'a> Checker<'a> {
     /// A top-level declaration.
     pub(crate) fn declaration(&mut self, d: &ast::Decl) -> R<()> {
         let storage = d.spec.storage.as_deref();
+        if d.declarators.is_empty() {
+            if let Some((kw, tag)) = forward_tag(&d.spec.base) {
+                // `struct s;` declares an incomplete D type, hiding any kernel type of
+                // that name, as a C declaration in an inner scope does.
+                if self.types.lookup_tag(kw, tag).is_none() {
+                    let f = self.types.add(TypeKind::Forward {
+                        name: tag.to_string(),
+                        is_union: kw == "union",
+                    });
+                    self.types.bind_tag(kw, tag, f);
+                }
+                return Ok(());
+            }
+        }
         let base = self.spec_type(&d.spec, d.span)?;
         for (decl, init) in &d.declarators {
             let Some((name, nspan)) = declared_name(decl) else {

@@ -345,15 +345,25 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// A binary operator's left operand: evaluated first, its subexpressions'
+    /// temporaries are free again before the right operand starts, so it does not
+    /// deepen the nesting that [`MAX_DEPTH`] bounds (`a + b + c + ...` stays shallow).
+    fn left_operand(&mut self, l: &ast::Expr) -> R<TExpr> {
+        self.depth = self.depth.saturating_sub(1);
+        let r = self.expr(l);
+        self.depth += 1;
+        r
+    }
+
     fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: Span) -> R<TExpr> {
         let sym = op.symbol();
         if op == BinOp::Comma {
-            let a = self.expr(l)?;
+            let a = self.left_operand(l)?;
             let b = self.expr(r)?;
             let ty = b.ty;
             return Ok(mk(TExprKind::Comma(Box::new(a), Box::new(b)), ty, span));
         }
-        let a = self.expr(l)?;
+        let a = self.left_operand(l)?;
         let b = self.expr(r)?;
         if let Some(aop) = arith_op(op) {
             return self.arith(aop, sym, a, b, span);

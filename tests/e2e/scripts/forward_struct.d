@@ -1,0 +1,9 @@
+struct s;
+struct t {
+	struct s a;
+};
+
+BEGIN
+{
+	exit(0);
+}
