@@ -1,0 +1,5 @@
+# A full ring buffer drops records, and every drop is counted and reported as dtrace(1) does.
+args: -x bufsize=4k -qn 'syscall::getppid:entry /pid == $target/ { printf("%d %d %d %d\n", arg0, arg1, arg2, timestamp); }' -c "$T/getppid_loop 200000"
+status: 0
+stderr-re:
+dtrace: [0-9]+ drops on CPU [0-9]+
