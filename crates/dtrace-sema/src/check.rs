@@ -108,13 +108,9 @@ pub fn check_with(
                 c.probes = Vec::new();
                 c.translator(t)?;
             }
-            ast::Item::ProviderDecl(p) => {
-                return Err(Diagnostic::new(
-                    Tag::D_PDESC_INVAL,
-                    p.span,
-                    "provider declarations are not supported yet",
-                ))
-            }
+            // Kept in the AST for header (-h) and ELF (-G) generation; they define no
+            // probes this program can enable yet.
+            ast::Item::ProviderDecl(_) => {}
         }
     }
     Ok(c.out)
@@ -140,14 +136,17 @@ impl<'a> Checker<'a> {
             None => None,
         };
         let body = self.stmts(&cl.body)?;
-        let (records, aggs) = count_actions(&body);
+        let (records, _aggs) = count_actions(&body);
+        // DTrace's default action (print the probe) applies only to a clause with no
+        // statements; one that only assigns variables or aggregates records nothing.
+        let empty = cl.body.iter().all(|s| matches!(s, ast::Stmt::Empty(_)));
         Ok(TClause {
             index,
             span: cl.span,
             predicate,
             body,
             args_used: self.args_used,
-            emits_record: records > 0 || aggs == 0,
+            emits_record: records > 0 || empty,
         })
     }
 
