@@ -25,9 +25,11 @@ fn run_begin(src: &str) -> Option<(dtrace_codegen::CompiledProgram, Session, Vec
 
 #[test]
 fn trace_int_and_default_record() {
-    let Some((cp, _s, recs)) = run_begin("BEGIN { trace(1 + 2 * 3); } BEGIN { x = 1; }") else {
+    let Some((cp, _s, recs)) = run_begin("BEGIN { trace(1 + 2 * 3); } BEGIN { } BEGIN { x = 1; }") else {
         return;
     };
+    // The empty clause takes the default action (a record with no data); the
+    // assignment-only clause records nothing.
     assert_eq!(recs.len(), 2);
     let e1 = &cp.desc.epids[&1];
     assert_eq!(u32_at(&recs[0], 0), 1);
