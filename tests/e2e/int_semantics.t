@@ -4,3 +4,10 @@ status: 0
 stdout:
 -3 -1 3 -4 4294967295 2
 
+# "Character constants are assigned the type int" (Dynamic Tracing Guide, "Constants"):
+# sizeof ('a') is sizeof (int), and 'a' is the ASCII value 97.
+args: -qn 'BEGIN { printf("%d %d %d\n", sizeof('"'"'a'"'"'), '"'"'a'"'"', '"'"'a'"'"' + 1); exit(0); }'
+status: 0
+stdout:
+4 97 98
+

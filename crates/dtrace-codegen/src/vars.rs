@@ -189,7 +189,52 @@ impl<'a> Gen<'a> {
                 self.put(d, w);
                 d
             }
+            LValue::Elem { var, limit, .. } => {
+                let off = keyvals.first().copied().unwrap_or(Val::Reg(Reg::R0));
+                self.elem_ptr(*var, off, *limit);
+                let d = self.alloc(false);
+                let w = self.work_reg(d, Reg::R0);
+                self.load_int(w, Reg::R3, 0, ty);
+                self.put(d, w);
+                d
+            }
         }
+    }
+
+    /// r3 = the address of the scalar at byte offset `off` of a global or
+    /// clause-local variable's storage; an offset past `limit` faults (BadAddr,
+    /// reporting the offset). Clobbers r1, r3.
+    fn elem_ptr(&mut self, var: VarRef, off: Val, limit: u32) {
+        let r = self.get(off, Reg::R1);
+        if r != Reg::R1 {
+            self.a.emit(Insn::mov64_reg(Reg::R1, r));
+        }
+        self.stash_fault_addr(Reg::R1);
+        let limit = i32::try_from(limit).unwrap_or(i32::MAX);
+        self.fault_unless_at(
+            JmpOp::Le,
+            Reg::R1,
+            limit,
+            crate::desc::FaultKind::BadAddr,
+            true,
+        );
+        match var {
+            VarRef::Global(i) => {
+                let goff = self
+                    .l
+                    .global_offs
+                    .get(i as usize)
+                    .copied()
+                    .unwrap_or(layout::G_VARS);
+                self.a.ld_map_value(Reg::R3, self.l.globals, goff);
+            }
+            // Sema makes element lvalues of globals and clause-locals only.
+            VarRef::Clause(i) | VarRef::Thread(i) => {
+                let coff = self.clause_var_off(i);
+                self.dctx_ptr(Reg::R3, coff);
+            }
+        }
+        self.a.emit(Insn::alu64_reg(AluOp::Add, Reg::R3, Reg::R1));
     }
 
     fn array_key(&mut self, array: u32, keys: &[TExpr], keyvals: &[Val]) {
@@ -249,6 +294,12 @@ impl<'a> Gen<'a> {
                 let map = self.l.array_maps.get(*array as usize).copied().unwrap_or(0);
                 self.store_dyn(map, v, ty, vcap);
             }
+            LValue::Elem { var, limit, .. } => {
+                let r = self.get(v, Reg::R2);
+                let off = keyvals.first().copied().unwrap_or(Val::Reg(Reg::R0));
+                self.elem_ptr(*var, off, *limit);
+                self.a.emit(Insn::stx_mem(size_of(ty), Reg::R3, r, 0));
+            }
         }
     }
 
@@ -296,6 +347,7 @@ impl<'a> Gen<'a> {
     fn lv_keys(&mut self, lv: &LValue) -> Vec<Val> {
         match lv {
             LValue::Array { keys, .. } => self.eval_keys(keys),
+            LValue::Elem { off, .. } => vec![self.expr(off)],
             LValue::Var(_) => Vec::new(),
         }
     }

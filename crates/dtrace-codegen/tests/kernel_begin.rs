@@ -25,7 +25,8 @@ fn run_begin(src: &str) -> Option<(dtrace_codegen::CompiledProgram, Session, Vec
 
 #[test]
 fn trace_int_and_default_record() {
-    let Some((cp, _s, recs)) = run_begin("BEGIN { trace(1 + 2 * 3); } BEGIN { } BEGIN { x = 1; }") else {
+    let Some((cp, _s, recs)) = run_begin("BEGIN { trace(1 + 2 * 3); } BEGIN { } BEGIN { x = 1; }")
+    else {
         return;
     };
     // The empty clause takes the default action (a record with no data); the

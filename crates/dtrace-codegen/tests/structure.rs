@@ -80,10 +80,12 @@ fn record_layout() {
                     signed: true
                 }
             ),
+            // 'a' is an int: "Character constants are assigned the type int"
+            // (Dynamic Tracing Guide, "Constants").
             (
                 36,
                 ValueType::Int {
-                    size: 1,
+                    size: 4,
                     signed: true
                 }
             ),

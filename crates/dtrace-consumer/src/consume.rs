@@ -93,6 +93,8 @@ pub struct Consumer {
     formats: BTreeMap<(u32, usize), Result<Format, String>>,
     /// Aggregations already printed by printa (dtrace does not print them again at exit).
     printed: BTreeSet<u32>,
+    /// Faults seen per CPU since the last [`Consumer::take_errors`].
+    errors: BTreeMap<u32, u64>,
 }
 
 impl Consumer {
@@ -119,6 +121,7 @@ impl Consumer {
             heading_printed: false,
             formats,
             printed: BTreeSet::new(),
+            errors: BTreeMap::new(),
         }
     }
 
@@ -154,6 +157,8 @@ impl Consumer {
             let msg = fault_message(&self.desc, header.probe_id, &fault);
             errors.write_all(msg.as_bytes())?;
             errors.write_all(b"\n")?;
+            let n = self.errors.entry(header.cpu).or_insert(0);
+            *n = n.saturating_add(1);
             return Ok(Control::Continue);
         }
         let epd = self
@@ -239,9 +244,24 @@ impl Consumer {
         Ok(control)
     }
 
+    /// The faults counted per CPU since the last call (CPUs with none are left
+    /// out), in CPU order, for [`errors_message`]: dtrace(1) follows the fault
+    /// messages of a buffer with `dtrace: 1 error on CPU 2` (Solaris Dynamic
+    /// Tracing Guide, "ERROR Probe" example).
+    pub fn take_errors(&mut self) -> Vec<(u32, u64)> {
+        std::mem::take(&mut self.errors).into_iter().collect()
+    }
+
     /// Prints the aggregations dtrace(1) prints when tracing stops: every
-    /// aggregation not already printed by printa, in ID order, each preceded by a
-    /// newline; an aggregation with no data prints nothing.
+    /// aggregation not already printed by printa, in ID order, one after another
+    /// with no line between them; an aggregation with no data prints nothing.
+    ///
+    /// The single blank line dtrace(1) shows before them is the newline the CLI
+    /// prints when tracing ends, not ours: after `^C` the Solaris Dynamic Tracing
+    /// Guide ("syscall Provider" example, `@syscalls[probefunc] = count()`) shows
+    /// exactly one blank line before the first row, and libdtrace's walkers
+    /// (Oracle Solaris DTrace Guide, `dtrace_aggregate_walk_keyvarsorted()`
+    /// example) print rows of several aggregations with nothing between them.
     pub fn finish(
         &mut self,
         out: &mut dyn Write,
@@ -255,10 +275,6 @@ impl Consumer {
             }
             let descs = agg_descs(&self.desc, &[id])?;
             let rows = collect_rows(&descs, aggs, &self.opts)?;
-            if rows.is_empty() {
-                continue;
-            }
-            buf.push(b'\n');
             print_rows(&descs, &rows, &mut buf);
         }
         out.write_all(&buf)?;

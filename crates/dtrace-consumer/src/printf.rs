@@ -5,7 +5,8 @@
 //! (either may be `*`, taken from the next argument), length modifiers
 //! `hh h l ll L j z t` (accepted; `h`/`hh` narrow the value, the wider ones keep the
 //! value's own D type width, because D passes every argument at its type's size),
-//! and the conversions `d i u o x X c s S p a e E f F g G Y %`, plus `%@...` in printa.
+//! and the conversions `d i u o x X c C s S p a A e E f F g G Y %`, plus `%@...` in
+//! printa.
 //! Compile-time checks live in [`crate::printf_check`].
 
 use crate::value::{mask, sign_extend, Value};
@@ -105,7 +106,7 @@ pub struct ParseError {
     pub message: String,
 }
 
-const CONVERSIONS: &str = "diuoxXcsSpaeEfFgGY%";
+const CONVERSIONS: &str = "diuoxXcCsSpaAeEfFgGY%";
 
 /// Largest width or precision honoured (1 MiB).
 const MAX_WIDTH: usize = 1 << 20;
@@ -398,6 +399,16 @@ fn with_precision(c: &Conversion, mut digits: Vec<u8>, is_zero: bool) -> Vec<u8>
 /// Formats one value with one conversion, appending to `out`.
 pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
     match c.ch {
+        // "If the argument is unsigned, it will be printed as an unsigned value"
+        // (Solaris Dynamic Tracing Guide, "Conversion Formats", d): dtrace turns
+        // %d of an unsigned argument into %u, so no sign flag applies either.
+        'd' | 'i' if !is_signed(v) => {
+            let u = Conversion {
+                ch: 'u',
+                ..c.clone()
+            };
+            convert(&u, v, out);
+        }
         'd' | 'i' => {
             let (s, _) = int_parts(c, v);
             let digits = with_precision(c, s.unsigned_abs().to_string().into_bytes(), s == 0);
@@ -428,6 +439,18 @@ pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
             let (_, u) = int_parts(c, v);
             pad(c, &[u as u8], out);
         }
+        // %C: the character itself when printable ASCII, else its escape
+        // sequence ("Conversion Formats", C, and the escape table of "Strings").
+        'C' => {
+            let (_, u) = int_parts(c, v);
+            let b = u as u8;
+            let body = if (0x20..0x7f).contains(&b) {
+                vec![b]
+            } else {
+                escape(&[b])
+            };
+            pad(c, &body, out);
+        }
         's' => {
             let s: Vec<u8> = match v {
                 Value::Str(s) | Value::Bytes(s) => s.clone(),
@@ -445,8 +468,18 @@ pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
             let n = fixed(c.prec).map_or(esc.len(), |p| p.min(esc.len()));
             pad(c, &esc[..n], out);
         }
-        'p' | 'a' => {
-            // %a (symbol) prints the address in hex until symbol lookup exists.
+        // %p: "printed as a hexadecimal (base 16) integer ... If the # flag is
+        // specified, 0x will be prepended to non-zero results" ("Conversion
+        // Formats", p).
+        'p' => {
+            let u = v.as_u64();
+            let digits = with_precision(c, format!("{u:x}").into_bytes(), u == 0);
+            let prefix: &[u8] = if c.alt && u != 0 { b"0x" } else { b"" };
+            pad_number(c, prefix, &digits, c.prec.is_none(), out);
+        }
+        'a' | 'A' => {
+            // %a/%A (kernel/user symbol) print the address in hex, as dtrace does
+            // for an address no symbol covers, until symbol lookup exists.
             let u = v.as_u64();
             let digits = with_precision(c, format!("{u:x}").into_bytes(), u == 0);
             pad_number(c, b"0x", &digits, c.prec.is_none(), out);
@@ -486,6 +519,15 @@ pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
             pad(c, &s.as_bytes()[..n], out);
         }
         _ => out.push(b'%'),
+    }
+}
+
+/// Whether D sees the value as signed (pointers are unsigned).
+fn is_signed(v: &Value) -> bool {
+    match v {
+        Value::Int { signed, .. } => *signed,
+        Value::Pointer(_) => false,
+        Value::Str(_) | Value::Bytes(_) => true,
     }
 }
 

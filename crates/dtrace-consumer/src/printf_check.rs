@@ -103,10 +103,10 @@ fn prototype(ch: char) -> (&'static str, &'static [ArgKind]) {
     const STR: &[ArgKind] = &[ArgKind::String];
     const NUM: &[ArgKind] = &[ArgKind::Int, ArgKind::Float];
     match ch {
-        'd' | 'i' | 'c' => ("char, short, int, long, or long long", INT),
+        'd' | 'i' | 'c' | 'C' => ("char, short, int, long, or long long", INT),
         'u' | 'o' | 'x' | 'X' => ("char, short, int, long, or long long", INT_PTR),
         's' | 'S' => ("char [] or string (or use stringof)", STR),
-        'p' | 'a' => ("pointer or integer", INT_PTR),
+        'p' | 'a' | 'A' => ("pointer or integer", INT_PTR),
         'e' | 'E' | 'f' | 'F' | 'g' | 'G' => ("double", NUM),
         'Y' => ("int64_t", INT),
         _ => ("", &[]),

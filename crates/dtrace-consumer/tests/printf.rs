@@ -72,8 +72,51 @@ fn unsigned_octal_hex() {
     assert_eq!(fmt("%.6x", &[u32v(0xbeef)]), "00beef");
     // + and space do not apply to unsigned conversions.
     assert_eq!(fmt("%+u % u", &[u32v(5), u32v(6)]), "5 6");
-    // An unsigned 4-byte value printed with %d is viewed as a signed int.
-    assert_eq!(fmt("%d", &[u32v(0xffff_ffff)]), "-1");
+}
+
+/// Solaris Dynamic Tracing Guide, "Output Formatting", "Conversion Formats", d:
+/// "If the argument is signed, it will be printed as a signed value. If the
+/// argument is unsigned, it will be printed as an unsigned value." (This test
+/// used to expect `-1` for an unsigned 0xffffffff, against the guide.)
+#[test]
+fn decimal_of_unsigned_is_unsigned() {
+    assert_eq!(fmt("%d", &[u32v(0xffff_ffff)]), "4294967295");
+    assert_eq!(fmt("%i", &[u32v(0xffff_ffff)]), "4294967295");
+    let u8v = Value::Int {
+        bits: 255,
+        size: 1,
+        signed: false,
+    };
+    assert_eq!(fmt("%d", &[u8v]), "255");
+    let u64v = Value::Int {
+        bits: u64::MAX,
+        size: 8,
+        signed: false,
+    };
+    assert_eq!(fmt("%d", &[u64v]), "18446744073709551615");
+    assert_eq!(
+        fmt("%d", &[Value::Pointer(u64::MAX)]),
+        "18446744073709551615"
+    );
+    // As %u, the sign flags do not apply; width and zero padding still do.
+    assert_eq!(
+        fmt("%+d|% d|%05d", &[u32v(5), u32v(6), u32v(7)]),
+        "5|6|00007"
+    );
+    // Signed values keep their sign.
+    assert_eq!(fmt("%d", &[i32v(-1)]), "-1");
+}
+
+/// "Conversion Formats", C: "printed as an ASCII character if the character is
+/// a printable ASCII character. If the character is not a printable character,
+/// it is printed using the corresponding escape sequence".
+#[test]
+fn char_or_escape() {
+    assert_eq!(fmt("%C", &[i32v(65)]), "A");
+    assert_eq!(fmt("%C", &[i32v(10)]), "\\n");
+    assert_eq!(fmt("%C", &[i32v(9)]), "\\t");
+    assert_eq!(fmt("%C", &[i32v(1)]), "\\001");
+    assert_eq!(fmt("%3C|", &[i32v(0x22)]), "  \"|");
 }
 
 #[test]
@@ -141,12 +184,18 @@ fn percent_and_literals() {
 
 #[test]
 fn pointers_and_symbols() {
-    assert_eq!(fmt("%p", &[Value::Pointer(0x1000)]), "0x1000");
+    // "Conversion Formats", p: "printed as a hexadecimal (base 16) integer ...
+    // If the # flag is specified, 0x will be prepended to non-zero results."
+    // (These used to expect a 0x prefix without #, against the guide.)
+    assert_eq!(fmt("%p", &[Value::Pointer(0x1000)]), "1000");
+    assert_eq!(fmt("%#p", &[Value::Pointer(0x1000)]), "0x1000");
+    assert_eq!(fmt("%#p", &[Value::Pointer(0)]), "0");
     assert_eq!(
-        fmt("%18p|", &[Value::Pointer(0xffff_8000_0000_1000)]),
+        fmt("%#18p|", &[Value::Pointer(0xffff_8000_0000_1000)]),
         "0xffff800000001000|"
     );
-    assert_eq!(fmt("%-10p|", &[Value::Pointer(0xab)]), "0xab      |");
+    assert_eq!(fmt("%-10p|", &[Value::Pointer(0xab)]), "ab        |");
+    assert_eq!(fmt("%A", &[Value::Pointer(0x1234)]), "0x1234");
     assert_eq!(
         fmt("%a", &[Value::Pointer(0xffffffff81000000)]),
         "0xffffffff81000000"

@@ -57,6 +57,13 @@ impl<'a> Checker<'a> {
                 if args.len() != 1 {
                     return Err(proto_len(func, args.len(), "1", span));
                 }
+                if let ast::ExprKind::Agg(_) = &args[0].kind {
+                    return Err(Diagnostic::new(
+                        Tag::D_TRACE_AGG,
+                        args[0].span,
+                        "trace( ) may not be applied to an aggregation",
+                    ));
+                }
                 let v = self.expr(&args[0])?;
                 if matches!(v.ty, Ty::Void) {
                     return Err(Diagnostic::new(
@@ -246,8 +253,10 @@ impl<'a> Checker<'a> {
     ) -> R<(AggKind, Option<TExpr>, Option<TExpr>)> {
         let n = args.len();
         let int_arg = |c: &Self, i: usize, a: &TExpr| -> R<TExpr> {
-            if a.ty.is_int() {
+            if a.ty.is_int() || (i == 1 && a.ty.is_int_or_ptr()) {
                 Ok(crate::expr::convert(a.clone(), c.b.int64_t))
+            } else if i == 1 {
+                Err(agg_scalar(func, a.span))
             } else {
                 Err(c.proto_arg(func, i, "int64_t", a))
             }
@@ -389,8 +398,8 @@ impl<'a> Checker<'a> {
                 span,
             ));
         }
-        if !args[0].ty.is_int() {
-            return Err(self.proto_arg("llquantize", 1, "int64_t", &args[0]));
+        if !args[0].ty.is_int_or_ptr() {
+            return Err(agg_scalar("llquantize", args[0].span));
         }
         let v = crate::expr::convert(args[0].clone(), self.b.int64_t);
         let konst = |i: usize, tag: Tag| -> R<i64> {
@@ -524,4 +533,14 @@ fn check_same_params(prev: &AggKind, cur: &AggKind, span: Span) -> R<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// dtrace(1)'s D_AGG_SCALAR: an aggregating function's value must be a scalar
+/// (an integer or a pointer).
+fn agg_scalar(func: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Tag::D_AGG_SCALAR,
+        span,
+        format!("{func}( ) argument #1 must be of scalar type"),
+    )
 }

@@ -47,6 +47,9 @@ pub(crate) struct Checker<'a> {
     pub translators: Vec<crate::xlate::Translator>,
     /// Translator inputs bound while a member definition is typed (innermost last).
     pub xlate_env: Vec<(String, TExpr)>,
+    /// The enumerators defined so far of the enum being declared (a later
+    /// enumerator's value may name them, as in C).
+    pub enum_pending: Vec<(String, i64)>,
 }
 
 /// Type-check a program. `probes[i]` are the probes clause `i` (in program order,
@@ -89,6 +92,7 @@ pub fn check_with(
         curthread: None,
         translators: Vec::new(),
         xlate_env: Vec::new(),
+        enum_pending: Vec::new(),
     };
     let mut index = 0u32;
     for item in &program.items {
@@ -124,6 +128,8 @@ impl<'a> Checker<'a> {
             Some(p) => {
                 let e = self.expr(p)?;
                 let e = self.testable(e);
+                // "The predicate expression must evaluate to a value of integer or
+                // pointer type" (Dynamic Tracing Guide, "Predicates"): not a string.
                 if !e.ty.is_testable() {
                     return Err(Diagnostic::new(
                         Tag::D_PRED_SCALAR,
@@ -167,10 +173,12 @@ impl<'a> Checker<'a> {
                 }
                 Ok(())
             }
+            // The parser rejects declarations in clauses (a syntax error, as in
+            // dtrace(1)); an AST built by hand may still hold one.
             ast::Stmt::Decl(d) => Err(Diagnostic::new(
-                Tag::D_DECL_LOCASSC,
+                Tag::D_SYNTAX,
                 d.span,
-                "declarations are not permitted in clauses",
+                "syntax error: declarations are not permitted in clauses",
             )),
             ast::Stmt::If {
                 cond, then, els, ..

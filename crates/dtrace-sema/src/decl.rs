@@ -39,10 +39,21 @@ fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnosti
         LayoutError::Redefined { .. } => (Tag::D_TYPE_REDEF, None),
         LayoutError::DuplicateMember { member } => (Tag::D_DECL_IDRED, Some(member)),
         LayoutError::BitfieldType { member, .. } => (Tag::D_DECL_BFTYPE, Some(member)),
-        LayoutError::BitfieldWidth { member, .. } | LayoutError::NamedZeroWidth { member } => {
-            (Tag::D_DECL_BFSIZE, Some(member))
-        }
+        LayoutError::BitfieldWidth { member, .. } => (Tag::D_DECL_BFSIZE, Some(member)),
+        LayoutError::NamedZeroWidth { member } => (Tag::D_DECL_BFCONST, Some(member)),
         LayoutError::TooLarge => (Tag::D_TYPE_ERR, None),
+    };
+    // dtrace(1)'s wording for bit-field errors (libdtrace's dt_decl_member):
+    // an unnamed member is "(anon)".
+    let idname = match member.map(String::as_str) {
+        Some("") | None => "(anon)",
+        Some(m) => m,
+    };
+    let message = match &e {
+        LayoutError::BitfieldType { .. } => format!("invalid type for bit-field: {idname}"),
+        LayoutError::BitfieldWidth { .. } => format!("bit-field too big for type: {idname}"),
+        LayoutError::NamedZeroWidth { .. } => BFCONST_MSG.to_string(),
+        _ => e.to_string(),
     };
     let at = member
         .and_then(|m| {
@@ -53,8 +64,11 @@ fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnosti
         })
         .map(|d| d.span)
         .unwrap_or(span);
-    Diagnostic::new(tag, at, e.to_string())
+    Diagnostic::new(tag, at, message)
 }
+
+/// dtrace(1)'s message for a bit-field width that is not a positive constant.
+const BFCONST_MSG: &str = "positive integral constant expression expected as bit-field size";
 
 /// `struct tag` / `union tag` written without members and without scope.
 fn forward_tag(base: &ast::BaseType) -> Option<(&'static str, &str)> {
@@ -234,9 +248,18 @@ impl<'a> Checker<'a> {
             dim: ArrayDim::Assoc(keys),
         } = decl
         {
-            if storage.is_some() && storage != Some("static") {
+            // DTrace: "associative arrays may not be declared as local variables"
+            // (`this int a[int];`), D_DECL_LOCASSC.
+            if storage == Some("this") {
                 return Err(Diagnostic::new(
                     Tag::D_DECL_LOCASSC,
+                    span,
+                    format!("associative arrays may not be declared as local variables: {name}"),
+                ));
+            }
+            if storage.is_some() && storage != Some("static") {
+                return Err(Diagnostic::new(
+                    Tag::D_DECL_USELESS,
                     span,
                     format!(
                         "associative array {name} may not be declared {}",
@@ -352,14 +375,9 @@ impl<'a> Checker<'a> {
                 Some(e) => {
                     let v = self.expr(e)?;
                     match const_value(&v).filter(|_| v.ty.is_int()) {
-                        Some(w) if (0..=64).contains(&w) => Some(w as u32),
-                        _ => {
-                            return Err(Diagnostic::new(
-                                Tag::D_DECL_CHARATTR,
-                                e.span,
-                                "bit-field width must be a non-negative integer constant",
-                            ))
-                        }
+                        // The layout checks the width against the member's type.
+                        Some(w) if (0..=i64::from(u32::MAX)).contains(&w) => Some(w as u32),
+                        _ => return Err(Diagnostic::new(Tag::D_DECL_BFCONST, e.span, BFCONST_MSG)),
                     }
                 }
             };
@@ -426,6 +444,7 @@ impl<'a> Checker<'a> {
         span: Span,
     ) -> R<TypeId> {
         let mut vals = Vec::new();
+        let outer = std::mem::take(&mut self.enum_pending);
         let mut next: i64 = 0;
         for (name, e, espan) in values {
             let v = match e {
@@ -434,26 +453,30 @@ impl<'a> Checker<'a> {
                     let t = self.expr(e)?;
                     const_value(&t).filter(|_| t.ty.is_int()).ok_or_else(|| {
                         Diagnostic::new(
-                            Tag::D_DECL_USELESS,
+                            Tag::D_DECL_ENCONST,
                             *espan,
-                            format!("enumerator {name} must be assigned an integer constant"),
+                            format!(
+                                "enumerator '{name}' must be assigned to an integral constant expression"
+                            ),
                         )
                     })?
                 }
             };
             if v < i32::MIN as i64 || v > i32::MAX as i64 {
                 return Err(Diagnostic::new(
-                    Tag::D_INT_OFLOW,
+                    Tag::D_DECL_ENOFLOW,
                     *espan,
-                    format!("enumerator {name} value overflows int"),
+                    format!("enumerator '{name}' value overflows INT_MAX ({})", i32::MAX),
                 ));
             }
             vals.push(Enumerator {
                 name: name.clone(),
                 value: v,
             });
+            self.enum_pending.push((name.clone(), v));
             next = v.wrapping_add(1);
         }
+        self.enum_pending = outer;
         if let Some(old) = tag.and_then(|t| self.types.lookup_tag("enum", t)) {
             if let TypeKind::Enum { values: ov, .. } = self.types.kind(old) {
                 if *ov == vals {

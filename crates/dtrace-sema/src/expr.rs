@@ -107,9 +107,11 @@ impl<'a> Checker<'a> {
                 let ty = self.b.literal(*value, *suffix, *radix);
                 Ok(mk(TExprKind::Int(normalize(*value as i64, &ty)), ty, span))
             }
+            // "Character constants are assigned the type int" (Dynamic Tracing
+            // Guide, "Constants"); the value is the character's.
             K::Char(v) => Ok(mk(
                 TExprKind::Int(normalize(*v, &self.b.char_)),
-                self.b.char_,
+                self.b.int,
                 span,
             )),
             K::Str(s) => {
@@ -199,6 +201,9 @@ impl<'a> Checker<'a> {
             // D's null pointer constant, `(void *)0`.
             let p = self.types.pointer_to(self.b.void_id);
             return Ok(mk(TExprKind::Int(0), Ty::Ptr { id: p }, span));
+        }
+        if let Some(&(_, v)) = self.enum_pending.iter().rev().find(|(n, _)| n == name) {
+            return Ok(mk(TExprKind::Int(v), self.b.int, span));
         }
         let constant = match self.types.lookup_constant(name) {
             Some(c) => Some(c),

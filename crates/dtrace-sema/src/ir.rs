@@ -47,8 +47,12 @@ impl Ty {
         matches!(self, Ty::Int { .. } | Ty::Ptr { .. })
     }
     /// What a predicate, `if`, `!`, `&&` or `?:` may test: integers, pointers, strings.
+    /// Whether the value can be tested for truth: "The logical operators may be
+    /// applied to operands of integer or pointer types", and "the predicate
+    /// expression must evaluate to a value of integer or pointer type" (Dynamic
+    /// Tracing Guide, "Logical Operators", "Predicates") -- not strings.
     pub fn is_testable(&self) -> bool {
-        matches!(self, Ty::Int { .. } | Ty::Ptr { .. } | Ty::Str { .. })
+        matches!(self, Ty::Int { .. } | Ty::Ptr { .. })
     }
     /// The C type naming this value's type, if it has one.
     pub fn type_id(&self) -> Option<TypeId> {
@@ -143,6 +147,14 @@ pub enum LValue {
     Array {
         array: u32,
         keys: Vec<TExpr>,
+    },
+    /// An element of a D scalar array variable (`int a[5]; a[i] = ...`): the
+    /// scalar at byte offset `off` of a global or clause-local variable's storage.
+    /// An offset past `limit` (the variable's size less the element's) faults.
+    Elem {
+        var: VarRef,
+        off: Box<TExpr>,
+        limit: u32,
     },
 }
 

@@ -6,6 +6,7 @@
 //!
 //! Code map: `check` (clauses, statements), `expr` (operators, C conversions,
 //! identifiers), `vars` (variables, associative arrays, implicit declarations),
+//! `elem` (elements of D scalar array variables as lvalues),
 //! `ctype` (written types -> C types, D scope then kernel BTF), `decl` (struct,
 //! union, enum, typedef, variable and inline declarations), `ptr` (pointers,
 //! members, kernel memory, `curthread`, `args[]`, kernel symbols, strings from
@@ -18,6 +19,7 @@ mod actions;
 mod check;
 mod ctype;
 mod decl;
+mod elem;
 mod expr;
 mod intrinsic;
 pub mod ir;

@@ -32,6 +32,13 @@ impl<'a> Checker<'a> {
                 ),
             ));
         };
+        if let ast::ExprKind::Agg(_) = &arg.kind {
+            return Err(Diagnostic::new(
+                Tag::D_PRINT_AGG,
+                arg.span,
+                "print( ) may not be applied to an aggregation -- did you mean printa()?",
+            ));
+        }
         let v = self.expr(arg)?;
         let shape = match v.ty {
             Ty::Void => {

@@ -131,6 +131,25 @@ impl<'a> Checker<'a> {
     /// other pointer or integer is taken as the address of one.
     pub(crate) fn stringof(&mut self, x: &ast::Expr, span: Span) -> R<TExpr> {
         let v = self.expr(x)?;
+        let v = match self.string_conversion(v, span) {
+            Ok(s) => return Ok(s),
+            Err(v) => v,
+        };
+        Err(Diagnostic::new(
+            Tag::D_STRINGOF_TYPE,
+            span,
+            format!(
+                "stringof( ) operand must be of scalar type: \"{}\"",
+                self.name(&v.ty)
+            ),
+        ))
+    }
+
+    /// `v` as a string, as `stringof` and a `(string)` cast convert it (the two
+    /// are "equivalent in meaning": any scalar -- a pointer, an integer or a
+    /// scalar array address -- may be converted; Dynamic Tracing Guide, "String
+    /// Conversion"); the value back when it cannot be.
+    fn string_conversion(&mut self, v: TExpr, span: Span) -> Result<TExpr, TExpr> {
         let v = match self.string_of(v) {
             Ok(s) => return Ok(retype_span(s, span)),
             Err(v) => v,
@@ -140,14 +159,7 @@ impl<'a> Checker<'a> {
             let max = self.opts.strsize.clamp(1, 1 << 16);
             return Ok(retype_span(self.kstr(v, max), span));
         }
-        Err(Diagnostic::new(
-            Tag::D_STRINGOF_TYPE,
-            span,
-            format!(
-                "stringof( ) operand must be of scalar type: \"{}\"",
-                self.name(&v.ty)
-            ),
-        ))
+        Err(v)
     }
 
     /// A value that may be stored in a variable, key or record slot: `char` arrays
@@ -295,10 +307,11 @@ impl<'a> Checker<'a> {
                 span,
                 "cannot take address of dynamic variable",
             )),
+            // dtrace(1)'s D_ADDROF_LVAL, for an operand that is not an lvalue.
             _ => Err(Diagnostic::new(
-                Tag::D_OP_LVAL,
+                Tag::D_ADDROF_LVAL,
                 span,
-                "operator & requires modifiable lvalue as an operand",
+                "unacceptable operand for unary & operator",
             )),
         }
     }
@@ -520,8 +533,8 @@ impl<'a> Checker<'a> {
         let tty = self.value_ty(target);
         let v = self.expr(x)?;
         if tty.is_str() {
-            return match self.string_of(v) {
-                Ok(s) => Ok(retype_span(s, span)),
+            return match self.string_conversion(v, span) {
+                Ok(s) => Ok(s),
                 Err(v) => Err(self.bad_cast(&v.ty, target, span)),
             };
         }

@@ -154,6 +154,14 @@ impl<'a> Checker<'a> {
                 };
                 self.finish_assign(LValue::Var(vr), ty, r, span)
             }
+            K::Index { .. } if self.scalar_array_elem(lhs)?.is_some() => {
+                let r = self.expr(rhs)?;
+                let r = self.storable(r)?;
+                match self.scalar_array_elem(lhs)? {
+                    Some((lv, ty)) => self.finish_assign(lv, ty, r, span),
+                    None => Err(not_writable(lhs, "=")),
+                }
+            }
             K::Index { base, index } => {
                 let name = match &base.kind {
                     K::Ident(name) if !self.names_object(name) => name,
@@ -258,6 +266,9 @@ impl<'a> Checker<'a> {
                     self.out.clause_vars[id as usize].ty,
                 ))
             }
+            K::Index { .. } if self.scalar_array_elem(e)?.is_some() => self
+                .scalar_array_elem(e)?
+                .ok_or_else(|| not_writable(e, sym)),
             K::Index { base, index } => {
                 let K::Ident(name) = &base.kind else {
                     return Err(not_writable(e, sym));

@@ -287,3 +287,43 @@ fn c_integer_typing() {
         .collect();
     assert_eq!(vals, vec![44, 0xffff_ffff]);
 }
+
+/// Conformance with the Dynamic Tracing Guide's language chapters.
+#[test]
+fn guide_conformance() {
+    // "You may only assign values directly to D variables using their name or by
+    // applying the array index operator [] to a D scalar or associative array"
+    // ("Pointers to DTrace Objects"): declared scalar arrays take element stores,
+    // kernel memory still does not.
+    for ok in [
+        "int a[5]; BEGIN { a[2] = 7; a[3]++; a[1] += a[2]; }",
+        "int m[3][4]; BEGIN { m[1][2] = 5; }",
+        "this int t[2]; BEGIN { this->t[1] = 1; }",
+    ] {
+        assert!(run(ok).is_ok(), "{ok}");
+    }
+    assert_eq!(err("BEGIN { curthread->comm[0] = 1; }").0, Tag::D_OP_WRITE);
+    // "The logical operators may be applied to operands of integer or pointer
+    // types" ("Logical Operators"); "the predicate expression must evaluate to a
+    // value of integer or pointer type" ("Predicates").
+    assert_eq!(
+        err(r#"BEGIN { x = !"a"; }"#),
+        (
+            Tag::D_OP_SCALAR,
+            "operator ! requires an operand of scalar type".into()
+        )
+    );
+    assert_eq!(
+        err(r#"BEGIN /"a"/ { }"#),
+        (
+            Tag::D_PRED_SCALAR,
+            "predicate result must be of scalar type".into()
+        )
+    );
+    // "(string) expression" and "stringof ( expression )" are equivalent; any
+    // scalar may be converted ("String Conversion").
+    assert!(run("BEGIN { s = (string)(long)curthread; }").is_ok());
+    // "Character constants are assigned the type int" ("Constants").
+    let p = run("BEGIN { x = 'a'; }").expect("compiles");
+    assert_eq!(p.globals[0].ty.size(), 4);
+}

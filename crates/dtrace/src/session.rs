@@ -3,8 +3,8 @@
 use crate::{ExecError, Options, WorkStatus};
 use dtrace_codegen::CompiledProgram;
 use dtrace_consumer::{
-    agg_drops_message, drops_message, dynvar_drops_message, AggSource, Consumer, ConsumerOptions,
-    Control, DynDropKind,
+    agg_drops_message, drops_message, dynvar_drops_message, errors_message, AggSource, Consumer,
+    ConsumerOptions, Control, DynDropKind,
 };
 use dtrace_runtime::RuntimeError;
 use dtrace_sys::{Features, SysRef};
@@ -82,11 +82,12 @@ impl Session {
         for r in &records {
             let mut aggs = Aggs(&self.rt);
             match self.consumer.record(r, out, err, &mut aggs) {
-                Ok(Control::Exit(status)) => {
-                    if self.exit_status.is_none() {
-                        self.exit_status = Some(status);
-                    }
-                }
+                // Every exit() record sets the status dtrace(1) exits with, so an
+                // exit() in END overrides the one that stopped tracing ("exit":
+                // the consumer should "call exit(3C) with the status value
+                // specified", Solaris Dynamic Tracing Guide, "Actions and
+                // Subroutines").
+                Ok(Control::Exit(status)) => self.exit_status = Some(status),
                 Ok(Control::Continue) => {}
                 Err(e) => {
                     return Err(ExecError {
@@ -97,6 +98,11 @@ impl Session {
             }
         }
         let _ = out.flush();
+        // After the fault messages, the count of faults on each CPU, as in the
+        // Solaris Dynamic Tracing Guide's "ERROR Probe" example.
+        for (cpu, n) in self.consumer.take_errors() {
+            let _ = writeln!(err, "{}", errors_message(cpu, n));
+        }
         for d in self.rt.drops().map_err(exec_error)? {
             let mut lines = Vec::new();
             if d.ringbuf > 0 {

@@ -39,7 +39,16 @@ impl<'a> Parser<'a> {
             }
             Tok::P(P::LBrace) => self.block_stmt(t.span),
             Tok::Kw(Kw::If) => self.if_stmt(t.span),
-            _ if self.starts_decl()? => Ok(Stmt::Decl(self.decl()?)),
+            // D's statements are `;`, an expression, `if` and blocks: a
+            // declaration in a clause is a syntax error, reported (as yacc does
+            // in dtrace(1)) at the first token no statement can continue with.
+            _ if self.starts_decl()? => {
+                let at = match t.kind {
+                    Tok::Kw(Kw::SelfKw | Kw::This) => self.peek_at(1)?,
+                    _ => t,
+                };
+                Err(self.syntax_error(&at))
+            }
             _ => self.expr_stmt(),
         }
     }

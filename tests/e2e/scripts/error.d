@@ -1,0 +1,10 @@
+BEGIN
+{
+	*(char *)NULL;
+}
+
+ERROR
+{
+	printf("Hit an error!");
+	exit(0);
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	x = &1;
+}
+/* Message and tag as libdtrace raises them for & applied to a non-lvalue (dt_parser.c). */

@@ -1,0 +1,5 @@
+struct s {
+	int ok : 3;
+	int a : 0;
+};
+/* Message and tag as libdtrace's dt_decl_member() raises them. */

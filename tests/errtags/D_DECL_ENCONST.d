@@ -1,0 +1,4 @@
+enum e {
+	A = "x"
+};
+/* Message and tag as libdtrace's dt_decl_enumerator() raises them. */
