@@ -18,7 +18,7 @@ pub fn build(l: &Layout, is_end: bool, probe_id: u32, index: u32, args: bool, d:
     if args {
         zero_args(&mut a);
     }
-    dispatch(&mut a, d);
+    dispatch(&mut a, d, (!is_end).then_some((l, out)));
     epilogue(&mut a, out);
     a.finish()
 }

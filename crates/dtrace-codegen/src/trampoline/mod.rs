@@ -60,8 +60,16 @@ pub fn set_probe(a: &mut Asm, id: u32, index: u32) {
 }
 
 /// Call the clauses; masks (if any) are u32 words at `ENTRY + 8`.
-pub fn dispatch(a: &mut Asm, d: &Dispatch) {
+/// With `recheck`, the state word is tested again before every clause after the
+/// first: once a clause calls exit(), no later clause of the same firing acts
+/// (DTrace: after exit, no new actions occur on any CPU; END is the exception).
+pub fn dispatch(a: &mut Asm, d: &Dispatch, recheck: Option<(&Layout, Label)>) {
     for (k, f) in d.clauses.iter().enumerate() {
+        if k > 0 {
+            if let Some((l, out)) = recheck {
+                state_check(a, l, out);
+            }
+        }
         let next = a.label();
         if d.masked {
             a.emit(Insn::ldx_mem(

@@ -33,7 +33,7 @@ pub fn build(l: &Layout, probe_id: u32, index: u32, args: bool, d: &Dispatch) ->
         a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_ARGS + 8));
         a.bind(done);
     }
-    dispatch(&mut a, d);
+    dispatch(&mut a, d, Some((l, out)));
     epilogue(&mut a, out);
     a.finish()
 }

@@ -94,7 +94,7 @@ pub fn build(l: &Layout, exit: bool, table: usize, nr_max: u32, args: bool, d: &
             }
         }
     }
-    dispatch(&mut a, d);
+    dispatch(&mut a, d, Some((l, out)));
     epilogue(&mut a, out);
     a.finish()
 }
