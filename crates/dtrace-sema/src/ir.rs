@@ -312,44 +312,7 @@ pub struct BuildMember {
     pub value: TExpr,
 }
 
-/// One aggregating function with its constant parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AggKind {
-    Count,
-    Sum,
-    Avg,
-    Min,
-    Max,
-    Stddev,
-    Quantize,
-    Lquantize {
-        base: i64,
-        limit: i64,
-        step: i64,
-    },
-    Llquantize {
-        factor: u16,
-        low: u16,
-        high: u16,
-        nsteps: u16,
-    },
-}
-
-impl AggKind {
-    pub fn name(&self) -> &'static str {
-        match self {
-            AggKind::Count => "count",
-            AggKind::Sum => "sum",
-            AggKind::Avg => "avg",
-            AggKind::Min => "min",
-            AggKind::Max => "max",
-            AggKind::Stddev => "stddev",
-            AggKind::Quantize => "quantize",
-            AggKind::Lquantize { .. } => "lquantize",
-            AggKind::Llquantize { .. } => "llquantize",
-        }
-    }
-}
+pub use crate::aggfunc::AggKind;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum TStmt {

@@ -16,6 +16,7 @@
 //! the D libraries may call).
 
 mod actions;
+pub mod aggfunc;
 mod check;
 mod ctype;
 mod decl;

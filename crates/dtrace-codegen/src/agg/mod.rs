@@ -14,29 +14,9 @@ use dtrace_sema::{AggInfo, AggKind, TExpr};
 
 const BPF_NOEXIST: i32 = 1;
 
-/// The consumer-facing function for a sema aggregation kind.
+/// The consumer-facing function for a sema aggregation kind (the same type).
 pub fn agg_func(k: &AggKind) -> AggFunc {
-    match *k {
-        AggKind::Count => AggFunc::Count,
-        AggKind::Sum => AggFunc::Sum,
-        AggKind::Avg => AggFunc::Avg,
-        AggKind::Min => AggFunc::Min,
-        AggKind::Max => AggFunc::Max,
-        AggKind::Stddev => AggFunc::Stddev,
-        AggKind::Quantize => AggFunc::Quantize,
-        AggKind::Lquantize { base, limit, step } => AggFunc::Lquantize { base, limit, step },
-        AggKind::Llquantize {
-            factor,
-            low,
-            high,
-            nsteps,
-        } => AggFunc::Llquantize {
-            factor,
-            low,
-            high,
-            nsteps,
-        },
-    }
+    *k
 }
 
 pub fn agg_desc(a: &AggInfo) -> AggDesc {
