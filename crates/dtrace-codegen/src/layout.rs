@@ -173,6 +173,8 @@ impl Layout {
                 opts.dynvarsize.max(1),
             )));
         }
+        // Missing struct/union elements of dynamic variables read as these zeroes.
+        zero_size = zero_size.max(stage_size);
         // Probe names table (only used by clauses whose probes differ in a name).
         let mut probe_index = BTreeMap::new();
         let mut caps = [8u32; 4];

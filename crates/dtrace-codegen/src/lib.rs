@@ -8,6 +8,10 @@
 //!
 //! Architecture invariant: `compile` never fails on a program sema accepted.
 //!
+//! Places inside D variables (`elem.rs`): `LValue::Elem` stores into globals,
+//! dctx, thread-local and associative-array values (created zero-filled when
+//! missing, a dynamic-variable drop when the map is full).
+//!
 //! Kernel memory (`memory.rs`): every read is `bpf_probe_read_kernel` (`_str` for
 //! strings) into the frame scratch slot, a string temporary or the record; a failed
 //! read stores the address in dctx and takes the clause's fault path (kind
@@ -33,6 +37,7 @@ mod asm;
 mod builtins;
 mod clause;
 pub mod desc;
+mod elem;
 mod error;
 mod expr;
 mod gen;

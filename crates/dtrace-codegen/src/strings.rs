@@ -23,6 +23,28 @@ pub fn copy(a: &mut Asm, dst: Reg, doff: i16, dcap: u32, src: Reg, soff: i16, sc
     }
 }
 
+/// Copy the string at `src` (capacity `scap`, a multiple of 8) into exactly
+/// `dsize` bytes at `dst` (any size, any alignment: a `string` member of a D
+/// struct), zero-padding or truncating (a truncated string keeps a final NUL).
+pub fn copy_exact(a: &mut Asm, dst: Reg, dsize: u32, src: Reg, scap: u32, tmp: Reg) {
+    let common = scap.min(dsize);
+    let mut i = 0u32;
+    while i < common {
+        let sz = if common - i >= 8 { Size::DW } else { Size::B };
+        a.emit(Insn::ldx_mem(sz, tmp, src, i as i16));
+        a.emit(Insn::stx_mem(sz, dst, tmp, i as i16));
+        i += if sz == Size::DW { 8 } else { 1 };
+    }
+    while i < dsize {
+        let sz = if dsize - i >= 8 { Size::DW } else { Size::B };
+        a.emit(Insn::st_mem(sz, dst, i as i16, 0));
+        i += if sz == Size::DW { 8 } else { 1 };
+    }
+    if scap >= dsize && dsize > 0 {
+        a.emit(Insn::st_mem(Size::B, dst, dsize as i16 - 1, 0));
+    }
+}
+
 /// Compare strings at `ra` (capacity `acap`) and `rb` (`bcap`); leaves -1, 0 or 1 in
 /// r0. Uses r3 and r4; `ra`/`rb` must not be r0, r3 or r4.
 pub fn compare(a: &mut Asm, ra: Reg, acap: u32, rb: Reg, bcap: u32) {

@@ -7,7 +7,7 @@ use crate::gen::{Gen, Val, DCTX};
 use crate::layout::{self, tuple_layout};
 use crate::strings;
 use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
-use dtrace_sema::{ArithOp, LValue, TExpr, Ty, VarRef};
+use dtrace_sema::{ArithOp, ElemRoot, LValue, TExpr, Ty, VarRef};
 
 fn size_of(t: &Ty) -> Size {
     match t {
@@ -67,14 +67,15 @@ impl<'a> Gen<'a> {
                 self.thread_key();
                 let map = self.l.thread_maps.get(i as usize).copied().unwrap_or(0);
                 self.lookup(map);
-                self.read_lookup(w, ty);
+                let agg = ty.is_agg() || declared.is_some_and(|d| d.ty.is_agg());
+                self.read_lookup(w, ty, agg);
             }
         }
         self.put(d, w);
         d
     }
 
-    fn clause_var_off(&self, i: u32) -> u32 {
+    pub(crate) fn clause_var_off(&self, i: u32) -> u32 {
         self.l
             .clause_var_offs
             .get(i as usize)
@@ -83,18 +84,20 @@ impl<'a> Gen<'a> {
     }
 
     /// After a lookup (r0 = value or NULL): `w` = the value, or 0 / "" if missing.
-    fn read_lookup(&mut self, w: Reg, ty: &Ty) {
+    /// With `agg` (a struct, union or array value) `w` = the value's address, or
+    /// that of zeroes if missing.
+    fn read_lookup(&mut self, w: Reg, ty: &Ty, agg: bool) {
         let missing = self.a.label();
         let end = self.a.label();
         self.a.jmp_imm(JmpOp::Eq, Reg::R0, 0, missing);
-        if ty.is_str() {
+        if ty.is_str() || agg {
             self.a.emit(Insn::mov64_reg(w, Reg::R0));
         } else {
             self.load_int(w, Reg::R0, 0, ty);
         }
         self.a.ja(end);
         self.a.bind(missing);
-        if ty.is_str() {
+        if ty.is_str() || agg {
             let zero = self.l.zero_off;
             self.a.ld_map_value(w, self.l.strtab, zero);
         } else {
@@ -158,19 +161,28 @@ impl<'a> Gen<'a> {
 
     pub fn array_get(&mut self, array: u32, keys: &[TExpr], ty: &Ty) -> Val {
         let vals = self.eval_keys(keys);
-        let proto = self
-            .tp
+        self.array_key(array, keys, &vals);
+        self.free_all(vals);
+        self.array_read(array, ty)
+    }
+
+    /// Whether an associative array's values are structs, unions or arrays
+    /// (read by address; sema may retype such an address as an integer).
+    fn array_of_aggs(&self, array: u32) -> bool {
+        self.tp
             .arrays
             .get(array as usize)
-            .map(|a| a.keys.clone())
-            .unwrap_or_default();
-        self.build_key(&proto, keys, &vals);
-        self.free_all(vals);
+            .is_some_and(|a| a.value.is_agg())
+    }
+
+    /// The element of `array` at the staged key (see [`Gen::read_lookup`]).
+    fn array_read(&mut self, array: u32, ty: &Ty) -> Val {
         let map = self.l.array_maps.get(array as usize).copied().unwrap_or(0);
         self.lookup(map);
-        let d = self.alloc(ty.is_str());
+        let agg = ty.is_agg() || self.array_of_aggs(array);
+        let d = self.alloc(ty.is_str() || agg);
         let w = self.work_reg(d, Reg::R1);
-        self.read_lookup(w, ty);
+        self.read_lookup(w, ty, agg);
         self.put(d, w);
         d
     }
@@ -181,17 +193,10 @@ impl<'a> Gen<'a> {
             LValue::Var(v) => self.load_var(*v, ty),
             LValue::Array { array, keys } => {
                 self.array_key(*array, keys, keyvals);
-                let map = self.l.array_maps.get(*array as usize).copied().unwrap_or(0);
-                self.lookup(map);
-                let d = self.alloc(ty.is_str());
-                let w = self.work_reg(d, Reg::R1);
-                self.read_lookup(w, ty);
-                self.put(d, w);
-                d
+                self.array_read(*array, ty)
             }
-            LValue::Elem { var, limit, .. } => {
-                let off = keyvals.first().copied().unwrap_or(Val::Reg(Reg::R0));
-                self.elem_ptr(*var, off, *limit);
+            LValue::Elem { root, limit, .. } => {
+                self.elem_ptr(root, keyvals, *limit);
                 let d = self.alloc(false);
                 let w = self.work_reg(d, Reg::R0);
                 self.load_int(w, Reg::R3, 0, ty);
@@ -201,43 +206,7 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// r3 = the address of the scalar at byte offset `off` of a global or
-    /// clause-local variable's storage; an offset past `limit` faults (BadAddr,
-    /// reporting the offset). Clobbers r1, r3.
-    fn elem_ptr(&mut self, var: VarRef, off: Val, limit: u32) {
-        let r = self.get(off, Reg::R1);
-        if r != Reg::R1 {
-            self.a.emit(Insn::mov64_reg(Reg::R1, r));
-        }
-        self.stash_fault_addr(Reg::R1);
-        let limit = i32::try_from(limit).unwrap_or(i32::MAX);
-        self.fault_unless_at(
-            JmpOp::Le,
-            Reg::R1,
-            limit,
-            crate::desc::FaultKind::BadAddr,
-            true,
-        );
-        match var {
-            VarRef::Global(i) => {
-                let goff = self
-                    .l
-                    .global_offs
-                    .get(i as usize)
-                    .copied()
-                    .unwrap_or(layout::G_VARS);
-                self.a.ld_map_value(Reg::R3, self.l.globals, goff);
-            }
-            // Sema makes element lvalues of globals and clause-locals only.
-            VarRef::Clause(i) | VarRef::Thread(i) => {
-                let coff = self.clause_var_off(i);
-                self.dctx_ptr(Reg::R3, coff);
-            }
-        }
-        self.a.emit(Insn::alu64_reg(AluOp::Add, Reg::R3, Reg::R1));
-    }
-
-    fn array_key(&mut self, array: u32, keys: &[TExpr], keyvals: &[Val]) {
+    pub(crate) fn array_key(&mut self, array: u32, keys: &[TExpr], keyvals: &[Val]) {
         let proto = self
             .tp
             .arrays
@@ -294,11 +263,16 @@ impl<'a> Gen<'a> {
                 let map = self.l.array_maps.get(*array as usize).copied().unwrap_or(0);
                 self.store_dyn(map, v, ty, vcap);
             }
-            LValue::Elem { var, limit, .. } => {
+            LValue::Elem { root, limit, .. } => {
+                // The address first: a dynamic root's lookup calls helpers.
+                self.elem_ptr(root, keyvals, *limit);
                 let r = self.get(v, Reg::R2);
-                let off = keyvals.first().copied().unwrap_or(Val::Reg(Reg::R0));
-                self.elem_ptr(*var, off, *limit);
-                self.a.emit(Insn::stx_mem(size_of(ty), Reg::R3, r, 0));
+                if ty.is_str() {
+                    let size = self.opts.str_member_size();
+                    strings::copy_exact(&mut self.a, Reg::R3, size, r, vcap, Reg::R4);
+                } else {
+                    self.a.emit(Insn::stx_mem(size_of(ty), Reg::R3, r, 0));
+                }
             }
         }
     }
@@ -320,7 +294,10 @@ impl<'a> Gen<'a> {
     fn store_dyn(&mut self, map: usize, v: Val, ty: &Ty, vcap: u32) {
         let done = self.a.label();
         let stage = self.l.stage_area as i16;
-        if ty.is_str() {
+        if ty.is_agg() {
+            self.dctx_ptr(Reg::R1, self.l.stage_area);
+            self.copy_object(v, ty);
+        } else if ty.is_str() {
             let r = self.get(v, Reg::R2);
             strings::copy(&mut self.a, DCTX, stage, str_cap(ty), r, 0, vcap, Reg::R3);
         } else {
@@ -347,7 +324,13 @@ impl<'a> Gen<'a> {
     fn lv_keys(&mut self, lv: &LValue) -> Vec<Val> {
         match lv {
             LValue::Array { keys, .. } => self.eval_keys(keys),
-            LValue::Elem { off, .. } => vec![self.expr(off)],
+            LValue::Elem { off, root, .. } => {
+                let mut v = vec![self.expr(off)];
+                if let ElemRoot::Array { keys, .. } = root {
+                    v.extend(self.eval_keys(keys));
+                }
+                v
+            }
             LValue::Var(_) => Vec::new(),
         }
     }

@@ -80,15 +80,14 @@ fn round_up(v: u64, a: u64) -> Option<u64> {
     v.checked_add(a - 1).map(|x| x / a * a)
 }
 
-/// Whether `ty` has a size: not void, forward, function or D string (arrays by element).
-fn is_complete(table: &TypeTable, ty: TypeId) -> bool {
+/// Whether `ty` has a size: not void, forward or function, nor a D string unless
+/// `strsize` gives strings one (arrays by element).
+fn is_complete(table: &TypeTable, ty: TypeId, strsize: u64) -> bool {
     let mut t = ty;
     for _ in 0..crate::table::MAX_DEPTH {
         match table.kind(table.resolve(t)) {
-            TypeKind::Void
-            | TypeKind::Forward { .. }
-            | TypeKind::Function { .. }
-            | TypeKind::String => return false,
+            TypeKind::Void | TypeKind::Forward { .. } | TypeKind::Function { .. } => return false,
+            TypeKind::String => return strsize > 0,
             TypeKind::Array { elem, .. } => t = *elem,
             _ => return true,
         }
@@ -130,13 +129,14 @@ fn check_member(
     seen: &mut std::collections::HashSet<String>,
     name: &str,
     ty: TypeId,
+    strsize: u64,
 ) -> Result<(), LayoutError> {
     if !name.is_empty() && !seen.insert(name.to_string()) {
         return Err(LayoutError::DuplicateMember {
             member: name.to_string(),
         });
     }
-    if !is_complete(table, ty) {
+    if !is_complete(table, ty, strsize) {
         return Err(LayoutError::Incomplete {
             member: name.to_string(),
             ty: table.name_of(ty),
@@ -146,10 +146,22 @@ fn check_member(
 }
 
 /// Lay out a struct with `members` as `(name, type, bitfield width)`; an empty name is
-/// an anonymous member (or an unnamed bitfield, which only pads).
+/// an anonymous member (or an unnamed bitfield, which only pads). A D `string`
+/// member is incomplete here (see [`layout_struct_strsize`]).
 pub fn layout_struct<S: AsRef<str>>(
     table: &TypeTable,
     members: &[(S, TypeId, Option<u32>)],
+) -> Result<Layout, LayoutError> {
+    layout_struct_strsize(table, members, 0)
+}
+
+/// [`layout_struct`] where a D `string` member takes `strsize` bytes with
+/// alignment 1 (as a `char` array of that size); `strsize == 0`: strings are
+/// incomplete.
+pub fn layout_struct_strsize<S: AsRef<str>>(
+    table: &TypeTable,
+    members: &[(S, TypeId, Option<u32>)],
+    strsize: u64,
 ) -> Result<Layout, LayoutError> {
     let mut seen = std::collections::HashSet::new();
     let mut pos: u64 = 0; // in bits
@@ -158,12 +170,12 @@ pub fn layout_struct<S: AsRef<str>>(
     for (name, ty, width) in members {
         let name = name.as_ref();
         let ty = *ty;
-        check_member(table, &mut seen, name, ty)?;
+        check_member(table, &mut seen, name, ty, strsize)?;
         let a = table.align_of(ty).max(1);
         let a_bits = a.checked_mul(8).ok_or(LayoutError::TooLarge)?;
         match width {
             None => {
-                let size = table.size_of(ty, 0);
+                let size = table.size_of(ty, strsize);
                 pos = round_up(pos, a_bits).ok_or(LayoutError::TooLarge)?;
                 out.push(Member {
                     name: name.to_string(),
@@ -209,6 +221,16 @@ pub fn layout_union<S: AsRef<str>>(
     table: &TypeTable,
     members: &[(S, TypeId, Option<u32>)],
 ) -> Result<Layout, LayoutError> {
+    layout_union_strsize(table, members, 0)
+}
+
+/// [`layout_union`] with D `string` members of `strsize` bytes (see
+/// [`layout_struct_strsize`]).
+pub fn layout_union_strsize<S: AsRef<str>>(
+    table: &TypeTable,
+    members: &[(S, TypeId, Option<u32>)],
+    strsize: u64,
+) -> Result<Layout, LayoutError> {
     let mut seen = std::collections::HashSet::new();
     let mut size: u64 = 0;
     let mut align: u64 = 1;
@@ -216,10 +238,10 @@ pub fn layout_union<S: AsRef<str>>(
     for (name, ty, width) in members {
         let name = name.as_ref();
         let ty = *ty;
-        check_member(table, &mut seen, name, ty)?;
+        check_member(table, &mut seen, name, ty, strsize)?;
         let a = table.align_of(ty).max(1);
         let (bytes, bit_size) = match width {
-            None => (table.size_of(ty, 0), 0),
+            None => (table.size_of(ty, strsize), 0),
             Some(w) => {
                 bitfield_unit(table, name, ty, *w)?;
                 ((*w as u64).div_ceil(8), *w)
@@ -250,7 +272,18 @@ impl TypeTable {
         name: Option<&str>,
         members: &[(S, TypeId, Option<u32>)],
     ) -> Result<TypeId, LayoutError> {
-        let (size, align, members) = layout_struct(self, members)?;
+        self.define_struct_strsize(name, members, 0)
+    }
+
+    /// [`TypeTable::define_struct`] with D `string` members of `strsize` bytes
+    /// (see [`layout_struct_strsize`]).
+    pub fn define_struct_strsize<S: AsRef<str>>(
+        &mut self,
+        name: Option<&str>,
+        members: &[(S, TypeId, Option<u32>)],
+        strsize: u64,
+    ) -> Result<TypeId, LayoutError> {
+        let (size, align, members) = layout_struct_strsize(self, members, strsize)?;
         let kind = TypeKind::Struct {
             name: name.map(str::to_string),
             size,
@@ -265,7 +298,17 @@ impl TypeTable {
         name: Option<&str>,
         members: &[(S, TypeId, Option<u32>)],
     ) -> Result<TypeId, LayoutError> {
-        let (size, align, members) = layout_union(self, members)?;
+        self.define_union_strsize(name, members, 0)
+    }
+
+    /// [`TypeTable::define_union`] with D `string` members of `strsize` bytes.
+    pub fn define_union_strsize<S: AsRef<str>>(
+        &mut self,
+        name: Option<&str>,
+        members: &[(S, TypeId, Option<u32>)],
+        strsize: u64,
+    ) -> Result<TypeId, LayoutError> {
+        let (size, align, members) = layout_union_strsize(self, members, strsize)?;
         let kind = TypeKind::Union {
             name: name.map(str::to_string),
             size,

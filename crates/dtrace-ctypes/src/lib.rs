@@ -18,6 +18,8 @@ pub mod table;
 
 pub use btf::{Btf, BtfError};
 pub use kernel::{KernelBtf, KernelVar};
-pub use layout::{layout_struct, layout_union, Layout, LayoutError};
+pub use layout::{
+    layout_struct, layout_struct_strsize, layout_union, layout_union_strsize, Layout, LayoutError,
+};
 pub use query::{offset_of_path, BitField, PathError};
 pub use table::{Enumerator, Member, Module, Qualifier, TypeId, TypeKind, TypeTable};

@@ -268,7 +268,7 @@ impl<'a> Checker<'a> {
                 ));
             }
             let vt = self.apply_declarator(base, inner, span)?;
-            let value = self.storage_type(name, vt, span, false)?;
+            let value = self.storage_type(name, vt, span, true)?;
             let mut kt = Vec::new();
             for k in keys {
                 let id = self.type_name(k)?;
@@ -288,8 +288,7 @@ impl<'a> Checker<'a> {
             return Ok(());
         }
         let id = self.apply_declarator(base, decl, span)?;
-        let whole = storage != Some("self");
-        let ty = self.storage_type(name, id, span, whole)?;
+        let ty = self.storage_type(name, id, span, true)?;
         match storage {
             Some("self") => {
                 if self.thread.contains_key(name) {
@@ -314,7 +313,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The type a variable of C type `id` is stored as; `whole`: structs, unions
-    /// and arrays may be (global and clause-local variables).
+    /// and arrays may be (variables and associative-array values; not keys).
     fn storage_type(&mut self, name: &str, id: TypeId, span: Span, whole: bool) -> R<Ty> {
         match self.value_ty(id) {
             t @ Ty::Agg { size, .. } if whole && size > 0 && size <= crate::ptr::MAX_AGG_VAR => {
@@ -388,12 +387,18 @@ impl<'a> Checker<'a> {
                 return self.same_sou(kw, tag.unwrap_or(""), old, &ms, is_union, span);
             }
         }
+        let strsize = self.member_strsize();
         let r = if is_union {
-            self.types.define_union(tag, &ms)
+            self.types.define_union_strsize(tag, &ms, strsize)
         } else {
-            self.types.define_struct(tag, &ms)
+            self.types.define_struct_strsize(tag, &ms, strsize)
         };
         r.map_err(|e| layout_error(e, span, members))
+    }
+
+    /// Bytes a `string` member of a D struct or union takes (`strsize`).
+    pub(crate) fn member_strsize(&self) -> u64 {
+        u64::from(self.opts.str_member_size())
     }
 
     /// An already complete `kw tag`: accept an identical definition.
@@ -406,10 +411,11 @@ impl<'a> Checker<'a> {
         is_union: bool,
         span: Span,
     ) -> R<TypeId> {
+        let strsize = self.member_strsize();
         let laid = if is_union {
-            dtrace_ctypes::layout_union(self.types, ms)
+            dtrace_ctypes::layout_union_strsize(self.types, ms, strsize)
         } else {
-            dtrace_ctypes::layout_struct(self.types, ms)
+            dtrace_ctypes::layout_struct_strsize(self.types, ms, strsize)
         }
         .map_err(|e| layout_error(e, span, &[]))?;
         let same = match self.types.kind(old) {

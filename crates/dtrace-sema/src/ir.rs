@@ -148,13 +148,26 @@ pub enum LValue {
         array: u32,
         keys: Vec<TExpr>,
     },
-    /// An element of a D scalar array variable (`int a[5]; a[i] = ...`): the
-    /// scalar at byte offset `off` of a global or clause-local variable's storage.
-    /// An offset past `limit` (the variable's size less the element's) faults.
+    /// A scalar inside a D variable's storage: an element of a scalar array
+    /// (`int a[5]; a[i] = ...`) or a struct/union member (`i[k].calls++`), at byte
+    /// offset `off` of the root's storage. An offset past `limit` (the storage's
+    /// size less the scalar's) faults. A missing dynamic root (thread-local or
+    /// associative-array element) is created zero-filled.
     Elem {
-        var: VarRef,
+        root: ElemRoot,
         off: Box<TExpr>,
         limit: u32,
+    },
+}
+
+/// The D variable an [`LValue::Elem`] lies in.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElemRoot {
+    Var(VarRef),
+    /// The element `array[keys]` of an associative array of aggregates.
+    Array {
+        array: u32,
+        keys: Vec<TExpr>,
     },
 }
 

@@ -6,7 +6,9 @@
 //!
 //! Code map: `check` (clauses, statements), `expr` (operators, C conversions,
 //! identifiers), `vars` (variables, associative arrays, implicit declarations),
-//! `elem` (elements of D scalar array variables as lvalues),
+//! `elem` (places inside D variables as lvalues: scalar-array elements and
+//! struct/union members of globals, `this->`, `self->` and associative-array
+//! elements),
 //! `ctype` (written types -> C types, D scope then kernel BTF), `decl` (struct,
 //! union, enum, typedef, variable and inline declarations), `ptr` (pointers,
 //! members, kernel memory, `curthread`, `args[]`, kernel symbols, strings from

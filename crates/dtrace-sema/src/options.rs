@@ -63,4 +63,10 @@ impl CompileOptions {
         let s = self.strsize.clamp(1, 1 << 16);
         s.div_ceil(8) * 8
     }
+
+    /// Bytes a `string` member of a D struct or union takes: `strsize`, unrounded
+    /// (alignment 1, as a `char` array).
+    pub fn str_member_size(&self) -> u32 {
+        self.strsize.clamp(1, 1 << 16)
+    }
 }

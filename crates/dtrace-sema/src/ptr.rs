@@ -17,7 +17,7 @@ use dtrace_ctypes::{TypeId, TypeKind};
 use dtrace_syntax::ast;
 use dtrace_syntax::{Diagnostic, Span, Tag};
 
-/// Largest struct, union or array a global or clause-local variable holds.
+/// Largest struct, union or array a D variable or associative-array element holds.
 pub(crate) const MAX_AGG_VAR: u32 = 4096;
 
 /// `e` with type `ty` and no code (both are 64-bit register values).
@@ -44,14 +44,13 @@ impl<'a> Checker<'a> {
                 span,
                 "cannot dereference a pointer to void",
             )),
-            Ty::Str { .. } => Err(Diagnostic::new(
-                Tag::D_OP_SOU,
-                span,
-                format!(
-                    "objects of type {} cannot be read from memory",
-                    self.types.name_of(ty)
-                ),
-            )),
+            // A D string in memory (a `string` member of a D struct or union):
+            // `strsize` bytes holding a NUL-terminated string.
+            Ty::Str { .. } => {
+                let mut s = self.kstr(addr, self.opts.str_member_size());
+                s.span = span;
+                Ok(s)
+            }
         }
     }
 
@@ -169,8 +168,8 @@ impl<'a> Checker<'a> {
     }
 
     /// [`Checker::storable`]; with `whole`, a struct, union or non-`char` array of
-    /// at most [`MAX_AGG_VAR`] bytes is stored whole (global and clause-local
-    /// variables).
+    /// at most [`MAX_AGG_VAR`] bytes is stored whole (variables and
+    /// associative-array elements).
     pub(crate) fn storable_in(&mut self, e: TExpr, whole: bool) -> R<TExpr> {
         if !e.ty.is_agg() {
             return Ok(e);

@@ -115,7 +115,7 @@ impl<'a> Checker<'a> {
             K::SelfVar(name) | K::ThisVar(name) => {
                 let thread = matches!(lhs.kind, K::SelfVar(_));
                 let r = self.expr(rhs)?;
-                let r = self.storable_in(r, !thread)?;
+                let r = self.storable_in(r, true)?;
                 let (map, list) = if thread {
                     (&mut self.thread, &mut self.out.thread_vars)
                 } else {
@@ -154,7 +154,9 @@ impl<'a> Checker<'a> {
                 };
                 self.finish_assign(LValue::Var(vr), ty, r, span)
             }
-            K::Index { .. } if self.scalar_array_elem(lhs)?.is_some() => {
+            K::Index { .. } | K::Member { arrow: false, .. }
+                if self.scalar_array_elem(lhs)?.is_some() =>
+            {
                 let r = self.expr(rhs)?;
                 let r = self.storable(r)?;
                 match self.scalar_array_elem(lhs)? {
@@ -169,7 +171,7 @@ impl<'a> Checker<'a> {
                 };
                 let keys = self.keys(index)?;
                 let r = self.expr(rhs)?;
-                let r = self.storable(r)?;
+                let r = self.storable_in(r, true)?;
                 let array = match self.arrays.get(name) {
                     Some(a) => *a,
                     None => {
@@ -266,9 +268,12 @@ impl<'a> Checker<'a> {
                     self.out.clause_vars[id as usize].ty,
                 ))
             }
-            K::Index { .. } if self.scalar_array_elem(e)?.is_some() => self
-                .scalar_array_elem(e)?
-                .ok_or_else(|| not_writable(e, sym)),
+            K::Index { .. } | K::Member { arrow: false, .. }
+                if self.scalar_array_elem(e)?.is_some() =>
+            {
+                self.scalar_array_elem(e)?
+                    .ok_or_else(|| not_writable(e, sym))
+            }
             K::Index { base, index } => {
                 let K::Ident(name) = &base.kind else {
                     return Err(not_writable(e, sym));
@@ -357,7 +362,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Check keys against the array's prototype; widen string key capacities.
-    fn match_keys(
+    pub(crate) fn match_keys(
         &mut self,
         array: u32,
         name: &str,

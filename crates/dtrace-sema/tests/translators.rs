@@ -218,8 +218,13 @@ fn struct_variables_hold_whole_values() {
     );
     let tp = run(&src).unwrap_or_else(|d| panic!("{d:?}"));
     assert!(tp.globals[0].ty.is_agg() && tp.clause_vars[0].ty.is_agg());
-    let (tag, _) = err(&format!("{PAIR} self struct pair s;"));
-    assert_eq!(tag, Tag::D_VAR_UNSUP, "thread-local structs");
+    // Thread-locals and associative arrays hold whole structs too.
+    let src = format!(
+        "{PAIR} self struct pair s; struct pair m[int];
+        BEGIN {{ self->s = xlate<struct pair>(3); m[1] = self->s; trace(m[1].b); }}"
+    );
+    let tp = run(&src).unwrap_or_else(|d| panic!("{d:?}"));
+    assert!(tp.thread_vars[0].ty.is_agg() && tp.arrays[0].value.is_agg());
     let (tag, _) = err(&format!(
         "{PAIR} struct other {{ int a; }}; struct other o; BEGIN {{ o = xlate<struct pair>(1); }}"
     ));
