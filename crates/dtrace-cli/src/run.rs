@@ -123,8 +123,7 @@ fn run(args: &Args) -> Result<i32, Fail> {
         None
     };
 
-    let mut dtrace = Dtrace::open(tracing)
-        .map_err(|e| Fail::error(format!("dtrace: failed to initialize dtrace: {e}")))?;
+    let mut dtrace = Dtrace::open(tracing).map_err(|e| Fail::error(e.to_string()))?;
     apply_options(&mut dtrace, args)?;
 
     let mut targets = Targets::new();
