@@ -52,7 +52,8 @@ fn fold(op: ArithOp, a: i64, b: i64, ty: &Ty) -> Option<i64> {
     Some(normalize(v, ty))
 }
 
-fn arith_op(op: BinOp) -> Option<ArithOp> {
+/// The arithmetic operator of a binary operator (also of its compound assignment).
+pub(crate) fn arith_op(op: BinOp) -> Option<ArithOp> {
     Some(match op {
         BinOp::Add => ArithOp::Add,
         BinOp::Sub => ArithOp::Sub,

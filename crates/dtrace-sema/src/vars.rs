@@ -52,7 +52,7 @@ impl<'a> Checker<'a> {
         if let Some(o) = op {
             let (lv, lty) = self.lvalue_rmw(lhs, &sym)?;
             let r = self.expr(rhs)?;
-            let aop = compound_op(o).ok_or_else(|| {
+            let aop = crate::expr::arith_op(o).ok_or_else(|| {
                 Diagnostic::new(Tag::D_SYNTAX, span, format!("invalid operator {sym}"))
             })?;
             // A non-constant stand-in for the left side, so nothing folds.
@@ -494,20 +494,4 @@ fn lval_err(sym: &str, span: Span) -> Diagnostic {
         span,
         format!("operator {sym} requires modifiable lvalue as an operand"),
     )
-}
-
-fn compound_op(o: BinOp) -> Option<ArithOp> {
-    Some(match o {
-        BinOp::Add => ArithOp::Add,
-        BinOp::Sub => ArithOp::Sub,
-        BinOp::Mul => ArithOp::Mul,
-        BinOp::Div => ArithOp::Div,
-        BinOp::Mod => ArithOp::Mod,
-        BinOp::Shl => ArithOp::Shl,
-        BinOp::Shr => ArithOp::Shr,
-        BinOp::BitAnd => ArithOp::And,
-        BinOp::BitOr => ArithOp::Or,
-        BinOp::BitXor => ArithOp::Xor,
-        _ => return None,
-    })
 }

@@ -125,19 +125,11 @@ impl Attr {
     }
 
     pub fn get_u32(&self, off: usize) -> u32 {
-        let mut b = [0u8; 4];
-        if let Some(src) = self.bytes.get(off..off + 4) {
-            b.copy_from_slice(src);
-        }
-        u32::from_ne_bytes(b)
+        u32::from_ne_bytes(read_field(&self.bytes, off))
     }
 
     pub fn get_u64(&self, off: usize) -> u64 {
-        let mut b = [0u8; 8];
-        if let Some(src) = self.bytes.get(off..off + 8) {
-            b.copy_from_slice(src);
-        }
-        u64::from_ne_bytes(b)
+        u64::from_ne_bytes(read_field(&self.bytes, off))
     }
 
     pub fn as_bytes(&self) -> &[u8] {
@@ -146,6 +138,22 @@ impl Attr {
 
     fn as_mut_ptr(&mut self) -> *mut u8 {
         self.bytes.as_mut_ptr()
+    }
+}
+
+/// `N` bytes of an attribute struct at `off`; zeroes if out of range.
+fn read_field<const N: usize>(bytes: &[u8], off: usize) -> [u8; N] {
+    let mut b = [0u8; N];
+    if let Some(src) = bytes.get(off..off + N) {
+        b.copy_from_slice(src);
+    }
+    b
+}
+
+/// Store `v` at `off` of an attribute struct; out-of-range stores are ignored.
+fn write_field(bytes: &mut [u8], off: usize, v: &[u8]) {
+    if let Some(dst) = bytes.get_mut(off..off + v.len()) {
+        dst.copy_from_slice(v);
     }
 }
 
@@ -175,31 +183,19 @@ impl PerfAttr {
     }
 
     pub fn set_u32(&mut self, off: usize, v: u32) {
-        if let Some(dst) = self.bytes.get_mut(off..off + 4) {
-            dst.copy_from_slice(&v.to_ne_bytes());
-        }
+        write_field(&mut self.bytes, off, &v.to_ne_bytes());
     }
 
     pub fn set_u64(&mut self, off: usize, v: u64) {
-        if let Some(dst) = self.bytes.get_mut(off..off + 8) {
-            dst.copy_from_slice(&v.to_ne_bytes());
-        }
+        write_field(&mut self.bytes, off, &v.to_ne_bytes());
     }
 
     pub fn get_u64(&self, off: usize) -> u64 {
-        let mut b = [0u8; 8];
-        if let Some(src) = self.bytes.get(off..off + 8) {
-            b.copy_from_slice(src);
-        }
-        u64::from_ne_bytes(b)
+        u64::from_ne_bytes(read_field(&self.bytes, off))
     }
 
     pub fn get_u32(&self, off: usize) -> u32 {
-        let mut b = [0u8; 4];
-        if let Some(src) = self.bytes.get(off..off + 4) {
-            b.copy_from_slice(src);
-        }
-        u32::from_ne_bytes(b)
+        u32::from_ne_bytes(read_field(&self.bytes, off))
     }
 
     pub fn as_bytes(&self) -> &[u8] {

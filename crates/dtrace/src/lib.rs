@@ -23,7 +23,7 @@ pub use source::{ProbeSpecKind, Source};
 use dtrace_codegen::CompiledProgram;
 use dtrace_ctypes::TypeTable;
 use dtrace_providers::Catalog;
-use dtrace_sema::{CompileOptions, KernelOffsets, ProbeInfo};
+use dtrace_sema::{CompileOptions, KernelOffsets, ProbeInfo, TypedProgram};
 use dtrace_syntax::ast::{Item, Program};
 use dtrace_syntax::{ParseOptions, SourceKind, SourceMap};
 use dtrace_sys::{Features, SysRef};
@@ -84,6 +84,9 @@ pub struct Dtrace {
     items: Vec<Item>,
     clause_probes: Vec<Vec<ProbeInfo>>,
     libs: library::Libraries,
+    /// The last successful check of `items`, reused by code generation unless an
+    /// option changed since (options feed the compile options).
+    typed: Option<TypedProgram>,
 }
 
 /// Kernel symbol addresses for the compiler (backquoted names), from kallsyms.
@@ -122,6 +125,7 @@ impl Dtrace {
             map: SourceMap::new(),
             items: Vec::new(),
             clause_probes: Vec::new(),
+            typed: None,
             libs: library::Libraries::default(),
         })
     }
@@ -164,6 +168,7 @@ impl Dtrace {
 
     /// `-x name[=value]` and `#pragma D option`.
     pub fn set_opt(&mut self, name: &str, value: Option<&str>) -> Result<(), OptError> {
+        self.typed = None;
         self.options.set(name, value)
     }
 
@@ -291,10 +296,12 @@ impl Dtrace {
         clause_probes.extend(probes);
         let whole = Program { items };
         let opts = self.compile_options();
-        dtrace_sema::check_with(&whole, &clause_probes, &mut self.types, &opts, &kallsyms)
-            .map_err(|d| compile::error(&self.map, &d, errtags))?;
+        let typed =
+            dtrace_sema::check_with(&whole, &clause_probes, &mut self.types, &opts, &kallsyms)
+                .map_err(|d| compile::error(&self.map, &d, errtags))?;
         self.items = whole.items;
         self.clause_probes = clause_probes;
+        self.typed = Some(typed);
         Ok(ProgramInfo { matched, stability })
     }
 
@@ -343,17 +350,22 @@ impl Dtrace {
 
     fn generate(&mut self) -> Result<CompiledProgram, CompileError> {
         let opts = self.compile_options();
-        let whole = Program {
-            items: self.items.clone(),
+        let typed = match self.typed.clone() {
+            Some(t) => t,
+            None => {
+                let whole = Program {
+                    items: self.items.clone(),
+                };
+                dtrace_sema::check_with(
+                    &whole,
+                    &self.clause_probes,
+                    &mut self.types,
+                    &opts,
+                    &kallsyms,
+                )
+                .map_err(|d| compile::error(&self.map, &d, self.options.errtags))?
+            }
         };
-        let typed = dtrace_sema::check_with(
-            &whole,
-            &self.clause_probes,
-            &mut self.types,
-            &opts,
-            &kallsyms,
-        )
-        .map_err(|d| compile::error(&self.map, &d, self.options.errtags))?;
         let mut compiled = dtrace_codegen::compile(&typed, &self.clause_probes, &opts);
         for ps in &self.clause_probes {
             for p in ps {
