@@ -205,22 +205,11 @@ fn print_version(verbose: bool) -> Result<i32, Fail> {
 /// `DTRACE_OPT_NAME=value` from the environment, then the command line's
 /// options in order.
 fn apply_options(dtrace: &mut Dtrace, args: &Args) -> Result<(), Fail> {
-    for (key, value) in std::env::vars_os() {
-        let (Some(key), Some(value)) = (key.to_str(), value.to_str()) else {
-            continue;
-        };
-        let Some(name) = key.strip_prefix("DTRACE_OPT_") else {
-            continue;
-        };
-        let name = name.to_ascii_lowercase();
-        let value = (!value.is_empty()).then_some(value);
-        if let Err(e) = dtrace.set_opt(&name, value) {
-            say(&format!(
-                "dtrace: failed to set option {name} from {key}: {}",
-                e.0
-            ));
-        }
-    }
+    dtrace.set_opts_from_env(
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
+    );
+    dtrace.set_testing(std::env::var_os("_DTRACE_TESTING").is_some());
     for s in &args.settings {
         dtrace
             .set_opt(&s.name, s.value.as_deref())
@@ -439,6 +428,7 @@ fn trace(
 ) -> Result<i32, Fail> {
     let options = dtrace.options().clone();
     let quiet = options.quiet;
+    let testing = options.testing;
     let zdefs = options.zdefs || args.zdefs;
     let verbose = options.verbose || args.verbose > 0;
     let hz = options.switchrate_hz.max(1);
@@ -526,7 +516,10 @@ fn trace(
         state.fail(exec_failure(&e, verbose));
     }
     state.take_signals(signals, None);
-    let _ = out.write_all(b"\n");
+    // The cosmetic newline at the end; dtrace(1)'s testing mode leaves it out.
+    if !testing {
+        let _ = out.write_all(b"\n");
+    }
     let status = finish(session, &mut state, &mut out, &mut err, verbose);
     targets.kill_all();
     if let Err(m) = out.check() {

@@ -185,15 +185,21 @@ impl Consumer {
                 .probes
                 .get(&header.probe_id)
                 .ok_or(ConsumeError::UnknownProbe(header.probe_id))?;
-            if !self.heading_printed {
-                buf.extend_from_slice(
-                    format!("{:>3} {:>6} {:>32}\n", "CPU", "ID", "FUNCTION:NAME").as_bytes(),
-                );
-            }
             let name = format!("{}:{}", probe.function, probe.name);
-            buf.extend_from_slice(
-                format!("{:>3} {:>6} {:>32} ", header.cpu, header.probe_id, name).as_bytes(),
-            );
+            let line = if self.opts.testing {
+                if !self.heading_printed {
+                    buf.extend_from_slice(format!("{:>32}\n", "FUNCTION:NAME").as_bytes());
+                }
+                format!("{name:>32} ")
+            } else {
+                if !self.heading_printed {
+                    buf.extend_from_slice(
+                        format!("{:>3} {:>6} {:>32}\n", "CPU", "ID", "FUNCTION:NAME").as_bytes(),
+                    );
+                }
+                format!("{:>3} {:>6} {:>32} ", header.cpu, header.probe_id, name)
+            };
+            buf.extend_from_slice(line.as_bytes());
         }
         let mut control = Control::Continue;
         let epid = header.epid;

@@ -22,6 +22,9 @@ pub struct ConsumerOptions {
     pub strsize: Option<u64>,
     /// `rawbytes`: print traced byte arrays as hex dumps even when they look like strings.
     pub rawbytes: bool,
+    /// dtrace(1)'s testing mode (`_DTRACE_TESTING` in the environment): the default
+    /// per-probe output is `FUNCTION:NAME` alone (`%32s`), without the CPU and ID columns.
+    pub testing: bool,
 }
 
 /// An option name this crate does not handle, or a bad value.

@@ -172,6 +172,29 @@ impl Dtrace {
         self.options.set(name, value)
     }
 
+    /// dtrace(1)'s testing mode (`_DTRACE_TESTING`): probe output without the CPU
+    /// and ID columns.
+    pub fn set_testing(&mut self, on: bool) {
+        self.options.testing = on;
+    }
+
+    /// Apply `DTRACE_OPT_<NAME>` from `vars` for every option the library knows, as
+    /// libdtrace's open does; a variable naming no option is ignored, and so is a
+    /// value the option rejects (the command line can still set it).
+    pub fn set_opts_from_env<I: IntoIterator<Item = (String, String)>>(&mut self, vars: I) {
+        for (key, value) in vars {
+            let Some(name) = key.strip_prefix("DTRACE_OPT_") else {
+                continue;
+            };
+            let name = name.to_ascii_lowercase();
+            if !options::is_known(&name) {
+                continue;
+            }
+            let value = (!value.is_empty()).then_some(value.as_str());
+            let _ = self.set_opt(&name, value);
+        }
+    }
+
     pub fn options(&self) -> &Options {
         &self.options
     }

@@ -47,6 +47,9 @@ pub struct Options {
     pub cpphdrs: bool,
     /// `-v` (not an `-x` option): compiling reports stability attributes.
     pub report_stability: bool,
+    /// dtrace(1)'s testing mode (`_DTRACE_TESTING` set in the environment; not an
+    /// `-x` option): probe output without the CPU and ID columns.
+    pub testing: bool,
 }
 
 impl Default for Options {
@@ -77,6 +80,7 @@ impl Default for Options {
             libdirs: Vec::new(),
             cpphdrs: false,
             report_stability: false,
+            testing: false,
         }
     }
 }
@@ -123,6 +127,107 @@ pub fn parse_rate(v: &str) -> Result<u64, OptError> {
         return Err(bad());
     }
     Ok((per_sec_ns / ns).max(1))
+}
+
+/// Every option name libdtrace knows (its compile-time, run-time and dynamic
+/// run-time tables), so that `DTRACE_OPT_<NAME>` is consulted for these alone.
+pub const NAMES: &[&str] = &[
+    // compile-time
+    "aggpercpu",
+    "amin",
+    "argref",
+    "core",
+    "cpp",
+    "cppargs",
+    "cpphdrs",
+    "cpppath",
+    "ctypes",
+    "ctfpath",
+    "defaultargs",
+    "debug",
+    "debugassert",
+    "define",
+    "disasm",
+    "droptags",
+    "dtypes",
+    "empty",
+    "errtags",
+    "evaltime",
+    "incdir",
+    "iregs",
+    "kdefs",
+    "knodefs",
+    "late",
+    "lazyload",
+    "ldpath",
+    "libdir",
+    "linkmode",
+    "linktype",
+    "linknommap",
+    "modpath",
+    "nolibs",
+    "pgmax",
+    "preallocate",
+    "procfspath",
+    "pspec",
+    "stdc",
+    "strip",
+    "syslibdir",
+    "sysslice",
+    "tree",
+    "tregs",
+    "udefs",
+    "undef",
+    "unodefs",
+    "useruid",
+    "verbose",
+    "version",
+    "zdefs",
+    // run-time
+    "aggsize",
+    "bpflog",
+    "bpflogsize",
+    "bufsize",
+    "bufpolicy",
+    "bufresize",
+    "cleanrate",
+    "cpu",
+    "destructive",
+    "dynvarsize",
+    "grabanon",
+    "jstackframes",
+    "jstackstrsize",
+    "lockmem",
+    "maxframes",
+    "nspec",
+    "pcapsize",
+    "scratchsize",
+    "specsize",
+    "stackframes",
+    "statusrate",
+    "strsize",
+    "ustackframes",
+    "noresolve",
+    // dynamic run-time
+    "aggrate",
+    "aggsortkey",
+    "aggsortkeypos",
+    "aggsortpos",
+    "aggsortrev",
+    "flowindent",
+    "quiet",
+    "quietresize",
+    "rawbytes",
+    "stackindent",
+    "switchrate",
+    "printsize",
+    "aggpack",
+    "aggzoom",
+];
+
+/// Whether `name` is an option libdtrace knows.
+pub fn is_known(name: &str) -> bool {
+    NAMES.contains(&name)
 }
 
 impl Options {

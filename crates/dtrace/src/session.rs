@@ -55,6 +55,7 @@ impl Session {
             aggsortpos: options.aggsortpos.unwrap_or(0),
             aggsortkeypos: options.aggsortkeypos.unwrap_or(0),
             strsize: Some(options.strsize),
+            testing: options.testing,
             ..ConsumerOptions::default()
         };
         Ok(Session {
