@@ -438,6 +438,12 @@ fn trace(
     let mut err = io::stderr();
 
     let mut session = dtrace.exec().map_err(|e| exec_failure(&e, verbose))?;
+    // -x bpflog: every program's verifier log, a "BPF: " prefix on each line.
+    for (_, log) in session.verifier_logs() {
+        for line in log.lines() {
+            say(&format!("BPF: {line}"));
+        }
+    }
     let notice = |text: &str| {
         if !quiet {
             say(&format!("dtrace: {text}"));
@@ -499,7 +505,9 @@ fn trace(
         if out.broken_pipe() {
             state.fail(Fail::silent(1));
         }
-        state.take_signals(signals, Some(&mut out));
+        // The newline that ends the line an interrupt left; dtrace(1)'s testing
+        // mode leaves it out, as it lands at a random place in the output.
+        state.take_signals(signals, (!testing).then_some(&mut out));
         for line in targets.poll() {
             let _ = out.flush();
             notice(&line);
@@ -516,14 +524,16 @@ fn trace(
         state.fail(exec_failure(&e, verbose));
     }
     state.take_signals(signals, None);
-    // The cosmetic newline at the end; dtrace(1)'s testing mode leaves it out.
-    if !testing {
-        let _ = out.write_all(b"\n");
-    }
+    let _ = out.write_all(b"\n");
     let status = finish(session, &mut state, &mut out, &mut err, verbose);
     targets.kill_all();
     if let Err(m) = out.check() {
         state.fail(Fail::error(m));
+    }
+    if options.core {
+        // -x core: leave a core file, as libdtrace's debugging aid does.
+        let _ = out.flush();
+        dtrace::dump_core();
     }
     match state.failure {
         Some(f) => Err(f),

@@ -1,5 +1,5 @@
 //! One compile-error case per `D_*` tag: `tests/errtags/D_TAG[.variant].d` is
-//! compiled with `dtrace -xerrtags -e -s D_TAG.d` (from that directory) and
+//! compiled with `dtrace -xerrtags -e -s D_TAG.d [args from D_TAG.args]` (from that directory) and
 //! must fail with exit status 1 and exactly the standard error in
 //! `D_TAG[.variant].err`.
 //!
@@ -60,8 +60,13 @@ fn every_case_fails_with_its_exact_message() {
                 continue;
             }
         };
+        // `TAG.args`, when present, holds macro arguments for the script.
+        let extra: Vec<String> = std::fs::read_to_string(dir.join(format!("{stem}.args")))
+            .map(|a| a.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default();
         let out = match Command::new(common::dtrace_bin())
             .args(["-xerrtags", "-e", "-s", &script])
+            .args(&extra)
             .current_dir(&dir)
             .stdin(Stdio::null())
             .output()

@@ -91,6 +91,8 @@ pub struct Layout {
     pub probe_index: BTreeMap<u32, u32>,
     pub probe_caps: [u32; 4],
     pub str_cap: u32,
+    /// `-x cpu=N`: probes fire only on this CPU.
+    pub only_cpu: Option<u32>,
 }
 
 /// Bytes reserved for spilled temporaries that overflow the stack.
@@ -132,7 +134,7 @@ impl Layout {
         for a in &tp.aggs {
             let (_, ks) = tuple_layout(&a.keys);
             key_size = key_size.max(ks);
-            let vs = crate::agg::agg_func(&a.kind).value_size();
+            let vs = a.kind.value_size();
             zero_size = zero_size.max(vs);
             let name = format!("dt_agg_{}", if a.name.is_empty() { "_" } else { &a.name });
             let m = add(MapSpec::new(
@@ -258,6 +260,7 @@ impl Layout {
             probe_index,
             probe_caps: caps,
             str_cap,
+            only_cpu: opts.only_cpu,
         };
         l.strtab_bytes.resize(l.zero_size as usize, 0);
         for s in &tp.strings {

@@ -440,6 +440,28 @@ pub fn fault_message(desc: &ProgramDesc, probe_id: u32, f: &FaultRecord) -> Stri
     )
 }
 
+/// The `DTRACEDROP_*` tag of each kind of drop, which `-x droptags` shows.
+pub mod droptag {
+    pub const PRINCIPAL: &str = "DTRACEDROP_PRINCIPAL";
+    pub const AGGREGATION: &str = "DTRACEDROP_AGGREGATION";
+    pub const DYNAMIC: &str = "DTRACEDROP_DYNAMIC";
+    pub const DYNRINSE: &str = "DTRACEDROP_DYNRINSE";
+    pub const DYNDIRTY: &str = "DTRACEDROP_DYNDIRTY";
+    pub const SPEC: &str = "DTRACEDROP_SPEC";
+    pub const SPECBUSY: &str = "DTRACEDROP_SPECBUSY";
+    pub const SPECUNAVAIL: &str = "DTRACEDROP_SPECUNAVAIL";
+    pub const DBLERROR: &str = "DTRACEDROP_DBLERROR";
+}
+
+/// A drop message (`dtrace: ...`) with its tag after `dtrace: ` when `droptags`
+/// is set: `dtrace: [DTRACEDROP_PRINCIPAL] 1 drop on CPU 0`.
+pub fn with_droptag(message: &str, tag: &str, droptags: bool) -> String {
+    match message.strip_prefix("dtrace: ") {
+        Some(rest) if droptags => format!("dtrace: [{tag}] {rest}"),
+        _ => message.to_string(),
+    }
+}
+
 /// `dtrace: N drops on CPU C` (singular `drop` for one), for principal-buffer drops.
 pub fn drops_message(cpu: u32, n: u64) -> String {
     format!("dtrace: {n} drop{} on CPU {cpu}", plural(n))

@@ -26,10 +26,11 @@ pub mod value;
 
 pub use aggregate::{AggSource, AggValue};
 pub use consume::{
-    agg_drops_message, drops_message, dynvar_drops_message, errors_message, fault_message,
-    spec_drops_message, spec_failed_message, ConsumeError, Consumer, Control, DynDropKind,
+    agg_drops_message, drops_message, droptag, dynvar_drops_message, errors_message, fault_message,
+    spec_drops_message, spec_failed_message, with_droptag, ConsumeError, Consumer, Control,
+    DynDropKind,
 };
-pub use options::{ConsumerOptions, OptionError};
+pub use options::ConsumerOptions;
 pub use printf::Format;
 pub use printf_check::{validate, validate_printa, validate_printf, ArgKind, ArgType, PrintfError};
 pub use value::Value;

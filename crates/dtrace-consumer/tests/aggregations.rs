@@ -215,23 +215,27 @@ fn sort_options() {
     );
     // aggsortkey: by key.
     let (d, mut aggs) = count_by_int(&data);
-    let mut o = ConsumerOptions::default();
-    o.set_str("aggsortkey").unwrap();
+    let mut o = ConsumerOptions {
+        aggsortkey: true,
+        ..ConsumerOptions::default()
+    };
     assert_eq!(
         finish_only(d, o.clone(), &mut aggs),
         rows(&[(-4, 20), (1, 30), (2, 10), (3, 10)])
     );
     // aggsortkey + aggsortrev.
     let (d, mut aggs) = count_by_int(&data);
-    o.set_str("aggsortrev").unwrap();
+    o.aggsortrev = true;
     assert_eq!(
         finish_only(d, o, &mut aggs),
         rows(&[(3, 10), (2, 10), (1, 30), (-4, 20)])
     );
     // aggsortrev alone.
     let (d, mut aggs) = count_by_int(&data);
-    let mut o = ConsumerOptions::default();
-    o.set_str("aggsortrev").unwrap();
+    let o = ConsumerOptions {
+        aggsortrev: true,
+        ..ConsumerOptions::default()
+    };
     assert_eq!(
         finish_only(d, o, &mut aggs),
         rows(&[(1, 30), (-4, 20), (3, 10), (2, 10)])
@@ -257,9 +261,11 @@ fn aggsortkeypos_picks_first_key_compared() {
         k.extend_from_slice(&b.to_ne_bytes());
         aggs.add(1, k, vec![words(&[1])]);
     }
-    let mut o = ConsumerOptions::default();
-    o.set_str("aggsortkey").unwrap();
-    o.set_str("aggsortkeypos=1").unwrap();
+    let o = ConsumerOptions {
+        aggsortkey: true,
+        aggsortkeypos: 1,
+        ..ConsumerOptions::default()
+    };
     assert_eq!(
         finish_only(d, o, &mut aggs),
         "        3        7                1\n        2        8                1\n        1        9                1\n"
@@ -300,7 +306,7 @@ fn printa_with_format_and_multiple_aggregations() {
     );
     // aggsortpos=1 sorts by the second aggregation's value.
     let mut o = quiet();
-    o.set_str("aggsortpos=1").unwrap();
+    o.aggsortpos = 1;
     let (out, ..) = run(d, o, &[r], &mut aggs, true).unwrap();
     assert_eq!(
         out,

@@ -10,4 +10,4 @@ mod load;
 mod session;
 
 pub use error::RuntimeError;
-pub use session::{AggEntries, Drops, Session};
+pub use session::{AggEntries, Drops, LoadOptions, Session};

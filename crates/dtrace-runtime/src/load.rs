@@ -50,11 +50,14 @@ pub fn create_map(sys: &SysRef, spec: &MapSpec) -> Result<MapFd, RuntimeError> {
 }
 
 /// Patch map references to fds and load one program.
+/// With `keep_log`, the verifier's log of a successful load is returned too
+/// (`-x bpflog`, a buffer of that many bytes to start with).
 pub fn load_program(
     sys: &SysRef,
     prog: &BpfProgram,
     maps: &[MapFd],
-) -> Result<ProgFd, RuntimeError> {
+    keep_log: Option<usize>,
+) -> Result<(ProgFd, String), RuntimeError> {
     let mut insns = prog.insns.clone();
     for r in &prog.relocs {
         let fd = maps
@@ -85,7 +88,8 @@ pub fn load_program(
     };
     let mut spec = ProgSpec::new(prog_type, &prog.name, &insns);
     spec.fd_array = &fds;
-    ProgFd::load(sys, &spec).map_err(|e| {
+    spec.keep_log = keep_log;
+    ProgFd::load_logged(sys, &spec).map_err(|e| {
         let log = e.verifier_log().map(str::to_string);
         let (insn, message) = match &log {
             Some(l) => summarize_log(l),

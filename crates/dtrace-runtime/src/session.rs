@@ -2,7 +2,9 @@
 
 use crate::error::RuntimeError;
 use crate::load::{create_map, load_program};
-use dtrace_codegen::layout::{G_STATE, G_WALLTIME_OFFSET, STATE_ACTIVE};
+use dtrace_codegen::layout::{
+    DROP_AGG, DROP_DYNVAR, DROP_RINGBUF, G_STATE, G_WALLTIME_OFFSET, STATE_ACTIVE,
+};
 use dtrace_codegen::{Attach, CompiledProgram};
 use dtrace_providers::attach::{attach, Attachment};
 use dtrace_sys::{clock, map, Features, MapFd, ProgFd, RingBuf, SysRef};
@@ -37,14 +39,30 @@ pub struct Session {
     globals_map: usize,
     agg_maps: BTreeMap<u32, usize>,
     last_drops: BTreeMap<(u32, u32), u64>,
+    verifier_logs: Vec<(String, String)>,
+}
+
+/// How [`Session::load`] loads the programs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// `-x bpflog`: keep each program's verifier log, starting with a buffer of
+    /// this many bytes (`-x bpflogsize`).
+    pub bpflog: Option<usize>,
 }
 
 impl Session {
+    /// The verifier's log of each program, by program name, when
+    /// [`LoadOptions::bpflog`] asked for them.
+    pub fn verifier_logs(&self) -> &[(String, String)] {
+        &self.verifier_logs
+    }
+
     /// Create the maps and load every program. Nothing is attached yet.
     pub fn load(
         sys: &SysRef,
         features: &Features,
         compiled: &CompiledProgram,
+        opts: &LoadOptions,
     ) -> Result<Session, RuntimeError> {
         let mut maps = Vec::with_capacity(compiled.maps.len());
         for spec in &compiled.maps {
@@ -56,8 +74,13 @@ impl Session {
         let ringbuf = RingBuf::new(ring_map)
             .map_err(|e| RuntimeError::Io(format!("cannot map the ring buffer: {e}")))?;
         let mut progs = Vec::with_capacity(compiled.programs.len());
+        let mut verifier_logs = Vec::new();
         for p in &compiled.programs {
-            progs.push((load_program(sys, p, &maps)?, p.attach));
+            let (fd, log) = load_program(sys, p, &maps, opts.bpflog)?;
+            if opts.bpflog.is_some() {
+                verifier_logs.push((p.name.clone(), log));
+            }
+            progs.push((fd, p.attach));
         }
         Ok(Session {
             attachments: Vec::new(),
@@ -70,6 +93,7 @@ impl Session {
             globals_map: compiled.globals_map,
             agg_maps: compiled.agg_maps.clone(),
             last_drops: BTreeMap::new(),
+            verifier_logs,
         })
     }
 
@@ -159,7 +183,8 @@ impl Session {
             .get(self.drops_map)
             .ok_or_else(|| RuntimeError::Io("compiled program has no drops map".into()))?;
         let mut per_cpu: BTreeMap<u32, Drops> = BTreeMap::new();
-        for slot in 0u32..3 {
+        for slot in [DROP_RINGBUF, DROP_AGG, DROP_DYNVAR] {
+            let slot = slot as u32;
             let buf = m
                 .lookup(&slot.to_ne_bytes())
                 .map_err(|e| RuntimeError::Io(format!("cannot read drop counters: {e}")))?
@@ -178,9 +203,9 @@ impl Session {
                         cpu,
                         ..Drops::default()
                     });
-                    match slot {
-                        0 => d.ringbuf = delta,
-                        1 => d.agg = delta,
+                    match slot as i32 {
+                        DROP_RINGBUF => d.ringbuf = delta,
+                        DROP_AGG => d.agg = delta,
                         _ => d.dynvar = delta,
                     }
                 }

@@ -29,6 +29,10 @@ pub struct CompileOptions {
     pub aggsize: u32,
     /// Maximum entries of each dynamic-variable map (associative arrays, `self->`).
     pub dynvarsize: u32,
+    /// `-x cpu=N`: trace only on this CPU (BEGIN and END are not probes of a CPU).
+    pub only_cpu: Option<u32>,
+    /// The most keys a tuple may have (`tregs`, libdtrace's tuple registers).
+    pub tregs: u32,
     /// Number of speculation buffers (`nspec`); unused until speculations exist.
     pub nspec: u32,
     /// Ring-buffer size in bytes (`bufsize`); a power of two, at least one page.
@@ -48,6 +52,8 @@ impl Default for CompileOptions {
             strsize: 256,
             aggsize: 16384,
             dynvarsize: 16384,
+            tregs: 8,
+            only_cpu: None,
             nspec: 1,
             bufsize: 4 << 20,
             kernel: KernelOffsets::default(),

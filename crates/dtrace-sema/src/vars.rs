@@ -341,6 +341,14 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn keys(&mut self, index: &[ast::Expr]) -> R<Vec<TExpr>> {
+        if index.len() > self.opts.tregs as usize {
+            let span = index.first().map_or(Span::default(), |k| k.span);
+            return Err(Diagnostic::new(
+                Tag::D_NOREG,
+                span,
+                "Insufficient tuple registers to generate code",
+            ));
+        }
         let mut keys = Vec::new();
         let depth = self.depth;
         for (i, k) in index.iter().enumerate() {

@@ -25,6 +25,7 @@ pub mod cpu;
 pub mod features;
 pub mod introspect;
 pub mod kallsyms;
+pub mod limits;
 pub mod map;
 pub mod perf;
 pub mod proc;

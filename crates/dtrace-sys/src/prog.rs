@@ -45,6 +45,9 @@ pub struct ProgSpec<'a> {
     pub attach_btf_id: u32,
     /// Map fds that `BPF_PSEUDO_MAP_IDX` instructions index.
     pub fd_array: &'a [RawFd],
+    /// Keep the verifier's log of a successful load too (`-x bpflog`), in a
+    /// buffer of this many bytes (grown as needed).
+    pub keep_log: Option<usize>,
 }
 
 impl<'a> ProgSpec<'a> {
@@ -56,6 +59,7 @@ impl<'a> ProgSpec<'a> {
             expected_attach_type: AttachType::Unspec,
             attach_btf_id: 0,
             fd_array: &[],
+            keep_log: None,
         }
     }
 }
@@ -184,6 +188,12 @@ impl ProgFd {
     /// loads again with `log_level` 1, growing the buffer on ENOSPC, so the error
     /// carries the whole verifier log.
     pub fn load(sys: &SysRef, spec: &ProgSpec<'_>) -> Result<ProgFd, ProgError> {
+        ProgFd::load_logged(sys, spec).map(|(fd, _)| fd)
+    }
+
+    /// [`ProgFd::load`], also returning the verifier's log of a successful load
+    /// when `spec.keep_log` asks for it (empty otherwise).
+    pub fn load_logged(sys: &SysRef, spec: &ProgSpec<'_>) -> Result<(ProgFd, String), ProgError> {
         let code = encode_all(spec.insns);
         let mut a = load_attr(spec, &code);
         // Programs with callbacks need BTF func_info: one record per subprogram.
@@ -203,19 +213,44 @@ impl ProgFd {
             a.set_u32(LOAD_FUNC_INFO_CNT, starts.len() as u32);
             _btf = Some(btf);
         }
-        let mut first_attr = a.clone();
-        // SAFETY: the instructions, license, fd_array and func_info pointed to by
-        // the attribute are borrowed from `code`, a static, `spec` and `func_info`,
-        // all alive for the call; the BTF fd is held open in `_btf`.
-        let first = unsafe { sys.bpf(Cmd::ProgLoad, &mut first_attr) };
-        let errno = match first {
-            Ok(fd) => return ProgFd::wrap(sys, spec, fd),
-            Err(e) => e,
+        let errno = if let Some(size) = spec.keep_log {
+            // SAFETY: as below; `a` points at live buffers for the call.
+            let (r, log) = unsafe { load_with_log(sys, &a, size.clamp(4096, LOG_MAX)) };
+            match r {
+                Ok(fd) => return ProgFd::wrap(sys, spec, fd).map(|p| (p, log)),
+                Err(errno) => {
+                    return Err(ProgError::Load {
+                        name: spec.name.to_string(),
+                        errno,
+                        log,
+                    })
+                }
+            }
+        } else {
+            let mut first_attr = a.clone();
+            // SAFETY: the instructions, license, fd_array and func_info pointed to
+            // by the attribute are borrowed from `code`, a static, `spec` and
+            // `func_info`, all alive for the call; the BTF fd is held open in `_btf`.
+            match unsafe { sys.bpf(Cmd::ProgLoad, &mut first_attr) } {
+                Ok(fd) => return ProgFd::wrap(sys, spec, fd).map(|p| (p, String::new())),
+                Err(e) => e,
+            }
         };
+        // Failures the verifier does not explain: do not bother re-verifying.
+        if matches!(
+            errno.0,
+            libc::EPERM | libc::ENOSYS | libc::E2BIG | libc::EBADF
+        ) {
+            return Err(ProgError::Load {
+                name: spec.name.to_string(),
+                errno,
+                log: String::new(),
+            });
+        }
         // SAFETY: as above; `a` points at the same live buffers.
-        let (r, log) = unsafe { load_with_log(sys, &a, errno) };
+        let (r, log) = unsafe { load_with_log(sys, &a, LOG_START) };
         match r {
-            Ok(fd) => ProgFd::wrap(sys, spec, fd),
+            Ok(fd) => ProgFd::wrap(sys, spec, fd).map(|p| (p, String::new())),
             Err(errno) => Err(ProgError::Load {
                 name: spec.name.to_string(),
                 errno,
@@ -312,19 +347,13 @@ impl ProgFd {
     }
 }
 
-/// Retry a failed load with the verifier log on; returns the final result and log.
+/// Load with the verifier log on, starting with a `start`-byte buffer and growing
+/// it on ENOSPC; returns the result and the log.
 ///
 /// # Safety
 /// Every pointer in `base` must be valid for a `PROG_LOAD` for the whole call.
-unsafe fn load_with_log(sys: &SysRef, base: &Attr, first: Errno) -> (Result<i64, Errno>, String) {
-    // Failures the verifier does not explain: do not bother re-verifying.
-    if matches!(
-        first.0,
-        libc::EPERM | libc::ENOSYS | libc::E2BIG | libc::EBADF
-    ) {
-        return (Err(first), String::new());
-    }
-    let mut size = LOG_START;
+unsafe fn load_with_log(sys: &SysRef, base: &Attr, start: usize) -> (Result<i64, Errno>, String) {
+    let mut size = start;
     loop {
         let mut buf = vec![0u8; size];
         let mut a = base.clone();

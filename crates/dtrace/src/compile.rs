@@ -5,7 +5,7 @@ use crate::CompileError;
 use dtrace_providers::{Catalog, ProbeDesc};
 use dtrace_sema::ProbeInfo;
 use dtrace_syntax::ast::{Clause, Item, Program};
-use dtrace_syntax::{render_dtrace, render_rich, Diagnostic, RenderOptions, SourceMap, Tag};
+use dtrace_syntax::{render_dtrace, render_rich, Diagnostic, RenderOptions, SourceMap, Span, Tag};
 
 /// Render a diagnostic both ways.
 pub fn error(map: &SourceMap, d: &Diagnostic, errtags: bool) -> CompileError {
@@ -119,6 +119,28 @@ pub fn describe(items: &[Item], catalog: &mut Catalog) -> Vec<(ProbeDesc, Vec<Pr
     out
 }
 
+/// Every macro argument after `$0` must be referenced by the program, unless
+/// the `argref` option is set: `extraneous argument 'foo' ($1 is not referenced)`.
+pub fn unused_macro_args(
+    map: &SourceMap,
+    end: Span,
+    args: &[String],
+    used: &[bool],
+    errtags: bool,
+) -> Result<(), CompileError> {
+    for (n, arg) in args.iter().enumerate().skip(1) {
+        if !used.get(n).copied().unwrap_or(false) {
+            let d = Diagnostic::new(
+                Tag::D_MACRO_UNUSED,
+                end,
+                format!("extraneous argument '{arg}' (${n} is not referenced)"),
+            );
+            return Err(error(map, &d, errtags));
+        }
+    }
+    Ok(())
+}
+
 /// The `#pragma D` directives DTrace knows; all but `option` have no effect here.
 const D_PRAGMAS: &[&str] = &[
     "attributes",
@@ -165,11 +187,15 @@ pub fn pragma_options(
                 Some((n, v)) => (n, Some(v)),
                 None => (w.as_str(), None),
             };
-            if let Err(e) = options.set(name, value) {
+            if let Err(e) = options.set_from(name, value, crate::options::Origin::Program) {
+                let what = match value {
+                    Some(v) => format!("'{name}' to '{v}'"),
+                    None => format!("'{name}'"),
+                };
                 let d = Diagnostic::new(
                     Tag::D_PRAGMA_OPTSET,
                     p.span,
-                    format!("failed to set option '{name}': {}", e.0),
+                    format!("failed to set option {what}: {}", e.0),
                 );
                 return Err(error(map, &d, errtags));
             }

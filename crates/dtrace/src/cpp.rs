@@ -26,6 +26,11 @@ pub struct CppConfig {
     pub include_dirs: Vec<String>,
     /// `-H`: cpp prints the files it includes (to stderr).
     pub print_includes: bool,
+    /// `-x cppargs=...`: more arguments, after dtrace's own.
+    pub extra: Vec<String>,
+    /// `-X s` (`-x stdc=s`): K&R C, so `__STDC__` is not defined (cpp's
+    /// traditional mode); the other modes leave cpp's ISO C default.
+    pub traditional: bool,
 }
 
 /// Why preprocessing failed; the text completes `failed to compile script X: `.
@@ -56,6 +61,10 @@ pub fn arguments(cfg: &CppConfig, script: &str) -> Vec<String> {
         .unwrap_or_else(|| ".".to_string());
     args.push("-iquote".into());
     args.push(dir);
+    if cfg.traditional {
+        args.push("-traditional-cpp".into());
+    }
+    args.extend(cfg.extra.iter().cloned());
     if cfg.print_includes {
         args.push("-H".into());
     }
@@ -132,11 +141,24 @@ mod tests {
             undefines: vec!["Z".into()],
             include_dirs: vec!["/inc".into()],
             print_includes: true,
+            extra: vec!["-dM".into()],
+            traditional: true,
         };
         let a = arguments(&cfg, "/tmp/s/x.d");
         assert_eq!(
             a[3..],
-            ["-DX=1", "-DY", "-UZ", "-I/inc", "-iquote", "/tmp/s", "-H", "-"]
+            [
+                "-DX=1",
+                "-DY",
+                "-UZ",
+                "-I/inc",
+                "-iquote",
+                "/tmp/s",
+                "-traditional-cpp",
+                "-dM",
+                "-H",
+                "-"
+            ]
         );
         assert_eq!(arguments(&CppConfig::default(), "x.d")[4], ".");
         assert_eq!(

@@ -7,6 +7,8 @@
 //! (drain, print aggregations).
 
 mod compile;
+/// `-x core`: lift the core-size limit and abort, leaving a core file.
+pub use dtrace_sys::limits::dump_core;
 pub mod cpp;
 pub mod info;
 mod library;
@@ -204,7 +206,7 @@ impl Dtrace {
         source: &Source,
         macro_args: &[String],
         macro_vars: &HashMap<String, String>,
-    ) -> Result<Program, CompileError> {
+    ) -> Result<(Program, dtrace_syntax::ParseInfo, dtrace_syntax::Span), CompileError> {
         let (kind, text) = match source {
             Source::Spec { kind, text } => (
                 SourceKind::ProbeSpecifier,
@@ -230,8 +232,10 @@ impl Dtrace {
             defaultargs: self.options.defaultargs,
             is_type_name: &is_type_name,
         };
-        dtrace_syntax::parse(&self.map, id, &popts)
-            .map_err(|d| compile::error(&self.map, &d, self.options.errtags))
+        let end = self.map.get(id).map_or(0, |f| f.text.len() as u32);
+        let (program, info) = dtrace_syntax::parse_with_info(&self.map, id, &popts)
+            .map_err(|d| compile::error(&self.map, &d, self.options.errtags))?;
+        Ok((program, info, dtrace_syntax::Span::new(id, end, end)))
     }
 
     /// `source` after the C preprocessor (`-C`, scripts only), run once per
@@ -262,6 +266,8 @@ impl Dtrace {
             undefines: self.options.undefines.clone(),
             include_dirs: self.options.incdirs.clone(),
             print_includes: self.options.cpphdrs,
+            extra: self.options.cppargs.clone(),
+            traditional: self.options.stdc == options::StdcMode::S,
         }
     }
 
@@ -295,9 +301,12 @@ impl Dtrace {
         macro_args: &[String],
         macro_vars: &HashMap<String, String>,
     ) -> Result<ProgramInfo, CompileError> {
-        let program = self.parse(source, macro_args, macro_vars)?;
+        let (program, info, end) = self.parse(source, macro_args, macro_vars)?;
         let errtags = self.options.errtags;
         compile::pragma_options(&self.map, &program, &mut self.options, errtags)?;
+        if !self.options.argref {
+            compile::unused_macro_args(&self.map, end, macro_args, &info.macro_args_used, errtags)?;
+        }
         let probes = compile::match_clauses(
             &self.map,
             &program.items,
@@ -339,6 +348,8 @@ impl Dtrace {
             aggsize: (self.options.aggsize / 256).clamp(64, 1 << 20) as u32,
             dynvarsize: (self.options.dynvarsize / 64).clamp(64, 1 << 20) as u32,
             bufsize: ring as u32,
+            tregs: self.options.tregs,
+            only_cpu: self.options.cpu,
             kernel: self.offsets,
             library_sources: self.libs.builtin_sources(),
             ..CompileOptions::default()
@@ -351,7 +362,7 @@ impl Dtrace {
             None => self.catalog.probes().to_vec(),
             Some(src) => {
                 let src = &*self.preprocessed(src)?;
-                let program = self.parse(src, &[], &HashMap::new())?;
+                let (program, _, _) = self.parse(src, &[], &HashMap::new())?;
                 let per = compile::match_clauses(
                     &self.map,
                     &program.items,
@@ -389,21 +400,9 @@ impl Dtrace {
                 .map_err(|d| compile::error(&self.map, &d, self.options.errtags))?
             }
         };
-        let mut compiled = dtrace_codegen::compile(&typed, &self.clause_probes, &opts);
-        for ps in &self.clause_probes {
-            for p in ps {
-                compiled.desc.probes.insert(
-                    p.id,
-                    dtrace_codegen::desc::ProbeName {
-                        provider: p.provider.clone(),
-                        module: p.module.clone(),
-                        function: p.function.clone(),
-                        name: p.name.clone(),
-                    },
-                );
-            }
-        }
-        Ok(compiled)
+        // Probe names for the consumer come from codegen's description
+        // (`link::describe`), built from the same clause probes.
+        Ok(dtrace_codegen::compile(&typed, &self.clause_probes, &opts))
     }
 
     /// `-S`: disassembly of every compiled program.
@@ -430,6 +429,15 @@ impl Dtrace {
         // free it before the ring buffer is mapped, so peak RSS is the larger of
         // the two rather than their sum (docs/PERFORMANCE.md).
         self.types = TypeTable::with_builtins();
+        if let Some(limit) = self.options.lockmem {
+            dtrace_sys::limits::set_memlock(limit).map_err(|e| ExecError {
+                message: format!(
+                    "dtrace: failed to set the locked-memory limit (lockmem): {}",
+                    dtrace_sys::proc::strerror(&std::io::Error::from_raw_os_error(e.0))
+                ),
+                detail: None,
+            })?;
+        }
         Session::new(&sys, &features, compiled, &self.options)
     }
 }

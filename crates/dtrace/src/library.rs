@@ -270,13 +270,26 @@ impl Dtrace {
         if self.libs.libs.is_some() {
             return Ok(());
         }
-        let mut libs: Vec<Lib> = BUILTIN
-            .iter()
-            .map(|(n, t)| {
-                let (names, typedefs) = scan_names(t);
+        // -x nolibs: no D library at all; -x syslibdir=DIR: the system libraries
+        // are DIR's `.d` files instead of the ones built into dtrace.
+        if self.options.nolibs {
+            self.libs.libs = Some(Vec::new());
+            return Ok(());
+        }
+        let system: Vec<(String, String)> = match &self.options.syslibdir {
+            Some(dir) => user_libraries(std::slice::from_ref(dir))?,
+            None => BUILTIN
+                .iter()
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .collect(),
+        };
+        let mut libs: Vec<Lib> = system
+            .into_iter()
+            .map(|(name, text)| {
+                let (names, typedefs) = scan_names(&text);
                 Lib {
-                    name: n.to_string(),
-                    text: t.to_string(),
+                    name,
+                    text,
                     builtin: true,
                     parsed: None,
                     names,

@@ -3,8 +3,8 @@
 use crate::{ExecError, Options, WorkStatus};
 use dtrace_codegen::CompiledProgram;
 use dtrace_consumer::{
-    agg_drops_message, drops_message, dynvar_drops_message, errors_message, AggSource, Consumer,
-    ConsumerOptions, Control, DynDropKind,
+    agg_drops_message, drops_message, droptag, dynvar_drops_message, errors_message, with_droptag,
+    AggSource, Consumer, ConsumerOptions, Control, DynDropKind,
 };
 use dtrace_runtime::RuntimeError;
 use dtrace_sys::{Features, SysRef};
@@ -38,6 +38,8 @@ pub struct Session {
     consumer: Consumer,
     exit_status: Option<i32>,
     stopped: bool,
+    /// `-x droptags`: drop reports carry their `DTRACEDROP_*` tag.
+    droptags: bool,
 }
 
 impl Session {
@@ -47,23 +49,36 @@ impl Session {
         compiled: CompiledProgram,
         options: &Options,
     ) -> Result<Session, ExecError> {
-        let rt = dtrace_runtime::Session::load(sys, features, &compiled).map_err(exec_error)?;
+        let load = dtrace_runtime::LoadOptions {
+            bpflog: options
+                .bpflog
+                .then(|| options.bpflogsize.unwrap_or(1 << 20) as usize),
+        };
+        let rt =
+            dtrace_runtime::Session::load(sys, features, &compiled, &load).map_err(exec_error)?;
         let copts = ConsumerOptions {
             quiet: options.quiet,
             aggsortkey: options.aggsortkey,
             aggsortrev: options.aggsortrev,
             aggsortpos: options.aggsortpos.unwrap_or(0),
             aggsortkeypos: options.aggsortkeypos.unwrap_or(0),
-            strsize: Some(options.strsize),
+            rawbytes: options.rawbytes,
+            aggpack: options.aggpack,
             testing: options.testing,
-            ..ConsumerOptions::default()
         };
         Ok(Session {
             rt,
             consumer: Consumer::new(compiled.desc, copts),
             exit_status: None,
             stopped: false,
+            droptags: options.droptags,
         })
+    }
+
+    /// The verifier's log of each loaded program (name, log), kept when the
+    /// `bpflog` option is set.
+    pub fn verifier_logs(&self) -> &[(String, String)] {
+        self.rt.verifier_logs()
     }
 
     /// Also wake `work` when `fd` becomes readable (e.g. the CLI's signalfd).
@@ -107,16 +122,17 @@ impl Session {
         for d in self.rt.drops().map_err(exec_error)? {
             let mut lines = Vec::new();
             if d.ringbuf > 0 {
-                lines.push(drops_message(d.cpu, d.ringbuf));
+                lines.push((drops_message(d.cpu, d.ringbuf), droptag::PRINCIPAL));
             }
             if d.agg > 0 {
-                lines.push(agg_drops_message(d.cpu, d.agg));
+                lines.push((agg_drops_message(d.cpu, d.agg), droptag::AGGREGATION));
             }
             if d.dynvar > 0 {
-                lines.push(dynvar_drops_message(d.dynvar, DynDropKind::Plain));
+                let m = dynvar_drops_message(d.dynvar, DynDropKind::Plain);
+                lines.push((m, droptag::DYNAMIC));
             }
-            for l in lines {
-                let _ = writeln!(err, "{l}");
+            for (line, tag) in lines {
+                let _ = writeln!(err, "{}", with_droptag(&line, tag, self.droptags));
             }
         }
         Ok(())

@@ -5,7 +5,7 @@
 mod quantize;
 mod simple;
 
-use crate::desc::{AggDesc, AggFunc};
+use crate::desc::AggDesc;
 use crate::gen::{Gen, DCTX};
 use crate::layout::{self, tuple_layout};
 use crate::record::value_type;
@@ -14,17 +14,12 @@ use dtrace_sema::{AggInfo, AggKind, TExpr};
 
 const BPF_NOEXIST: i32 = 1;
 
-/// The consumer-facing function for a sema aggregation kind (the same type).
-pub fn agg_func(k: &AggKind) -> AggFunc {
-    *k
-}
-
 pub fn agg_desc(a: &AggInfo) -> AggDesc {
     let (offs, key_size) = tuple_layout(&a.keys);
     AggDesc {
         id: a.id,
         name: a.name.clone(),
-        func: agg_func(&a.kind),
+        func: a.kind,
         keys: a
             .keys
             .iter()

@@ -32,6 +32,14 @@ pub fn state_check(a: &mut Asm, l: &Layout, out: Label) {
     a.jmp_imm(JmpOp::Ne, Reg::R1, layout::STATE_ACTIVE, out);
 }
 
+/// With `-x cpu=N`: `if cpu != N goto out` (probes other than BEGIN/END).
+pub fn cpu_check(a: &mut Asm, l: &Layout, out: Label) {
+    if let Some(cpu) = l.only_cpu {
+        a.call_helper(helper::GET_SMP_PROCESSOR_ID);
+        a.jmp_imm(JmpOp::Ne, Reg::R0, cpu as i32, out);
+    }
+}
+
 /// `DC = lookup(dctx, 0)` or `goto out`.
 pub fn dctx_lookup(a: &mut Asm, l: &Layout, out: Label) {
     a.emit(Insn::st_mem(Size::W, Reg::FP, -8, 0));

@@ -3,7 +3,8 @@
 //! from the sample's pt_regs (x86_64: ip at 128, cs at 136).
 
 use super::{
-    dctx_lookup, dispatch, epilogue, set_probe, state_check, zero_args, Dispatch, CTX, DC,
+    cpu_check, dctx_lookup, dispatch, epilogue, set_probe, state_check, zero_args, Dispatch, CTX,
+    DC,
 };
 use crate::asm::Asm;
 use crate::layout::{self, Layout};
@@ -17,6 +18,7 @@ pub fn build(l: &Layout, probe_id: u32, index: u32, args: bool, d: &Dispatch) ->
     let out = a.label();
     a.emit(Insn::mov64_reg(CTX, Reg::R1));
     state_check(&mut a, l, out);
+    cpu_check(&mut a, l, out);
     dctx_lookup(&mut a, l, out);
     set_probe(&mut a, probe_id, index);
     if args {

@@ -6,7 +6,7 @@
 //! sys_exit ctx: args[0] = struct pt_regs *, args[1] = return value; the nr is
 //! regs->orig_ax. Arguments come from pt_regs (x86_64: di, si, dx, r10, r8, r9).
 
-use super::{dctx_lookup, dispatch, epilogue, state_check, Dispatch, CTX, DC, ENTRY};
+use super::{cpu_check, dctx_lookup, dispatch, epilogue, state_check, Dispatch, CTX, DC, ENTRY};
 use crate::asm::Asm;
 use crate::layout::{self, Layout};
 use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
@@ -25,6 +25,7 @@ pub fn build(l: &Layout, exit: bool, table: usize, nr_max: u32, args: bool, d: &
     let out = a.label();
     a.emit(Insn::mov64_reg(CTX, Reg::R1));
     state_check(&mut a, l, out);
+    cpu_check(&mut a, l, out);
     if exit {
         // nr = regs->orig_ax
         a.emit(Insn::mov64_reg(Reg::R1, Reg::FP));
