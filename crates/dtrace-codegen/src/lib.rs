@@ -128,6 +128,8 @@ impl MapSpec {
 pub enum ProgType {
     RawTracepoint,
     PerfEvent,
+    /// A perf tracepoint program: the context is the tracepoint's record.
+    Tracepoint,
 }
 
 /// Where a program is attached.
@@ -141,6 +143,8 @@ pub enum Attach {
     RawTracepoint(&'static str),
     /// A cpu-clock perf event: on every CPU (`profile-N`) or one CPU (`tick-N`).
     CpuClock { period_ns: u64, all_cpus: bool },
+    /// A kernel tracepoint's perf event (one serves every CPU), by event id.
+    Tracepoint { event_id: u32 },
 }
 
 /// One loadable program.

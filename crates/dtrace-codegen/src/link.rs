@@ -19,6 +19,8 @@ enum Group {
     SysEnter,
     SysExit,
     Profile(u32),
+    /// A kernel tracepoint, by perf event id.
+    Tracepoint(u32),
     End,
 }
 
@@ -30,6 +32,7 @@ fn group_of(p: &ProbeInfo) -> Option<Group> {
         ProbeKind::SyscallEntry { .. } => Group::SysEnter,
         ProbeKind::SyscallReturn { .. } => Group::SysExit,
         ProbeKind::Profile { .. } | ProbeKind::Tick { .. } => Group::Profile(p.id),
+        ProbeKind::Tracepoint { event_id } => Group::Tracepoint(event_id),
     })
 }
 
@@ -151,6 +154,17 @@ pub fn compile(
                         all_cpus,
                     },
                     trampoline::profile::build(&l, probe_id, index, args, &d),
+                )
+            }
+            Group::Tracepoint(event_id) => {
+                let fields = first.as_ref().map(|p| p.fields.as_slice()).unwrap_or(&[]);
+                (
+                    format!("dtrace_tp_{event_id}"),
+                    ProgType::Tracepoint,
+                    Attach::Tracepoint {
+                        event_id: *event_id,
+                    },
+                    trampoline::tracepoint::build(&l, probe_id, index, fields, args, &d),
                 )
             }
         };

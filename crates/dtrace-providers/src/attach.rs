@@ -65,5 +65,20 @@ pub fn attach(
             }
             Ok(Some(Attachment::Perf(events)))
         }
+        Attach::Tracepoint { event_id } => {
+            // One perf event serves every CPU: the kernel keeps the program on
+            // the tracepoint itself.
+            let cpu = cpu::online_cpus()
+                .ok()
+                .and_then(|c| c.first().copied())
+                .unwrap_or(0);
+            let mut ev = PerfEvent::tracepoint(sys, event_id, cpu).map_err(|e| {
+                AttachError(format!("cannot open tracepoint event {event_id}: {e}"))
+            })?;
+            ev.attach(prog, 0).map_err(|e| {
+                AttachError(format!("cannot attach to tracepoint event {event_id}: {e}"))
+            })?;
+            Ok(Some(Attachment::Perf(vec![ev])))
+        }
     }
 }

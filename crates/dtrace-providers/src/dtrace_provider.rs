@@ -21,6 +21,7 @@ impl Provider for DtraceProvider {
             name: name.to_string(),
             kind,
             arg_types: Vec::new(),
+            fields: Vec::new(),
         };
         let mut error = mk("ERROR", ProbeKind::Error);
         // arg1: EPID, arg2: clause index, arg3: action index, arg4: fault, arg5: address.

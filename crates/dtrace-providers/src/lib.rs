@@ -1,14 +1,17 @@
 //! Providers: each one lists its probes (with argument types), creates on-demand
-//! probes, and says which trampoline kind serves them ([`dtrace_sema::ProbeKind`]).
+//! probes, resolves what a matched probe needs (event ids, argument layouts), and
+//! says which trampoline kind serves them ([`dtrace_sema::ProbeKind`]).
 //! [`Catalog`] numbers every probe and matches probe descriptions.
 //!
-//! Architecture invariant: probe IDs are assigned once per [`Catalog`] and never
-//! change for its life; on-demand probes get the next free ID.
+//! Architecture invariants: probe IDs are assigned once per [`Catalog`] and never
+//! change for its life; on-demand probes and the probes of lazy providers (listed
+//! the first time a description could match them) get the next free IDs.
 
 pub mod attach;
 pub mod dtrace_provider;
 pub mod pdesc;
 pub mod profile;
+pub mod sdt;
 pub mod stability;
 pub mod syscall;
 pub mod syscalls_x86_64;
@@ -26,6 +29,8 @@ pub struct ProbeTemplate {
     pub name: String,
     pub kind: ProbeKind,
     pub arg_types: Vec<String>,
+    /// Where each argument is in the record (tracepoints); see [`ProbeInfo::fields`].
+    pub fields: Vec<dtrace_sema::RecordField>,
 }
 
 /// The provider operations (as libdtrace's provider ops table).
@@ -40,12 +45,36 @@ pub trait Provider {
         let _ = (module, function, name);
         None
     }
+    /// A lazy provider is listed only when a description could match it (or
+    /// `dtrace -l` lists everything), so that start-up does not pay for it.
+    fn lazy(&self) -> bool {
+        false
+    }
+    /// The probes of a lazy provider that a description with a glob-free name
+    /// matches (`module`/`function` empty: any), found without listing the
+    /// provider; `None` when the provider cannot answer that cheaply.
+    fn find(&self, module: &str, function: &str, name: &str) -> Option<Vec<ProbeTemplate>> {
+        let _ = (module, function, name);
+        None
+    }
+    /// Complete a listed probe once a description matches it (read its event id,
+    /// argument types and layout). An error leaves the probe out of the match.
+    fn resolve(&self, probe: &mut ProbeTemplate) -> Result<(), String> {
+        let _ = probe;
+        Ok(())
+    }
 }
 
 /// All providers and their numbered probes.
 pub struct Catalog {
     providers: Vec<Box<dyn Provider>>,
+    /// Whether each provider's probes have been listed.
+    listed: Vec<bool>,
     probes: Vec<ProbeInfo>,
+    /// Whether each probe (by index) has been resolved.
+    resolved: Vec<bool>,
+    /// Some lazy provider's probe was found by name before it was listed.
+    found_early: bool,
 }
 
 impl Default for Catalog {
@@ -61,18 +90,76 @@ impl Catalog {
             Box::new(dtrace_provider::DtraceProvider),
             Box::new(syscall::SyscallProvider),
             Box::new(profile::ProfileProvider),
+            Box::new(sdt::SdtProvider),
         ];
         let mut c = Catalog {
+            listed: vec![false; providers.len()],
             providers,
             probes: Vec::new(),
+            resolved: Vec::new(),
+            found_early: false,
         };
         for i in 0..c.providers.len() {
-            let name = c.providers[i].name();
-            for t in c.providers[i].list() {
-                c.push(name, t);
+            if !c.providers[i].lazy() {
+                c.list_provider(i);
             }
         }
         c
+    }
+
+    fn list_provider(&mut self, i: usize) {
+        if self.listed.get(i).copied().unwrap_or(true) {
+            return;
+        }
+        self.listed[i] = true;
+        let name = self.providers[i].name();
+        for t in self.providers[i].list() {
+            if !self.has(name, &t) {
+                self.push(name, t);
+            }
+        }
+    }
+
+    /// Whether `provider`'s probe `t` is numbered already (found before its
+    /// provider was listed).
+    fn has(&self, provider: &str, t: &ProbeTemplate) -> bool {
+        self.found_early
+            && self.probes.iter().any(|p| {
+                p.provider == provider
+                    && p.module == t.module
+                    && p.function == t.function
+                    && p.name == t.name
+            })
+    }
+
+    /// Consult lazy provider `i` for `desc`: a glob-free name is looked up
+    /// directly when the provider can; anything else lists the provider.
+    fn consult(&mut self, i: usize, desc: &ProbeDesc) {
+        if self.listed.get(i).copied().unwrap_or(true) {
+            return;
+        }
+        let exact = desc.is_exact() && !desc.name.is_empty();
+        let found = exact
+            .then(|| self.providers[i].find(&desc.module, &desc.function, &desc.name))
+            .flatten();
+        let Some(found) = found else {
+            self.list_provider(i);
+            return;
+        };
+        let name = self.providers[i].name();
+        for t in found {
+            if !self.has(name, &t) {
+                self.found_early = true;
+                self.push(name, t);
+            }
+        }
+    }
+
+    /// List every lazy provider too (`dtrace -l` of everything, `-i ID`).
+    pub fn list_all(&mut self) {
+        for i in 0..self.providers.len() {
+            self.list_provider(i);
+        }
     }
 
     fn push(&mut self, provider: &str, t: ProbeTemplate) -> ProbeInfo {
@@ -84,9 +171,50 @@ impl Catalog {
             name: t.name,
             kind: t.kind,
             arg_types: t.arg_types,
+            fields: t.fields,
         };
         self.probes.push(info.clone());
+        self.resolved.push(false);
         info
+    }
+
+    /// Resolve probe `index` with its provider; false if the provider cannot.
+    fn resolve(&mut self, index: usize) -> bool {
+        if self.resolved.get(index).copied().unwrap_or(false) {
+            return true;
+        }
+        let Some(p) = self.probes.get(index) else {
+            return false;
+        };
+        let Some(provider) = self.providers.iter().find(|q| q.name() == p.provider) else {
+            return false;
+        };
+        let mut t = ProbeTemplate {
+            module: p.module.clone(),
+            function: p.function.clone(),
+            name: p.name.clone(),
+            kind: p.kind,
+            arg_types: p.arg_types.clone(),
+            fields: p.fields.clone(),
+        };
+        if provider.resolve(&mut t).is_err() {
+            return false;
+        }
+        let p = &mut self.probes[index];
+        p.kind = t.kind;
+        p.arg_types = t.arg_types;
+        p.fields = t.fields;
+        self.resolved[index] = true;
+        true
+    }
+
+    /// The probe with ID `id`, resolved (argument types and layout filled in).
+    pub fn resolved(&mut self, id: u32) -> Option<&ProbeInfo> {
+        let index = (id as usize).checked_sub(1)?;
+        if !self.resolve(index) {
+            return None;
+        }
+        self.probes.get(index)
     }
 
     /// The attributes of the provider named `provider`, if there is one.
@@ -109,12 +237,24 @@ impl Catalog {
     /// The probes a description matches, creating an on-demand probe if the
     /// description is exact and a provider can make it.
     pub fn matches(&mut self, desc: &ProbeDesc) -> Vec<ProbeInfo> {
-        let found: Vec<ProbeInfo> = self
+        for i in 0..self.providers.len() {
+            if desc.matches_provider(self.providers[i].name()) {
+                self.consult(i, desc);
+            }
+        }
+        let hits: Vec<usize> = self
             .probes
             .iter()
-            .filter(|p| desc.matches(&p.provider, &p.module, &p.function, &p.name))
-            .cloned()
+            .enumerate()
+            .filter(|(_, p)| desc.matches(&p.provider, &p.module, &p.function, &p.name))
+            .map(|(i, _)| i)
             .collect();
+        let mut found: Vec<ProbeInfo> = Vec::with_capacity(hits.len());
+        for i in hits {
+            if self.resolve(i) {
+                found.extend(self.probes.get(i).cloned());
+            }
+        }
         if !found.is_empty() || !desc.is_exact() {
             return found;
         }
@@ -128,7 +268,11 @@ impl Catalog {
             }
         }
         match made {
-            Some((name, t)) => vec![self.push(name, t)],
+            Some((name, t)) => {
+                let p = self.push(name, t);
+                self.resolve(self.probes.len() - 1);
+                vec![p]
+            }
             None => Vec::new(),
         }
     }
@@ -177,5 +321,32 @@ mod tests {
         assert_eq!(c.attributes("dtrace"), Some(stability::DTRACE));
         assert_eq!(c.attributes("profile"), Some(stability::PROFILE));
         assert_eq!(c.attributes("nosuch"), None);
+    }
+
+    #[test]
+    fn lazy_providers_are_listed_only_when_asked() {
+        let mut c = Catalog::new();
+        assert!(c.probes().iter().all(|p| p.provider != "sdt"));
+        // A glob-free name is looked up without listing the provider.
+        assert_eq!(c.matches(&ProbeDesc::parse("BEGIN").unwrap()).len(), 1);
+        assert!(c.probes().iter().all(|p| p.provider != "sdt"));
+        if dtrace_sys::tracefs::Tracefs::find().is_err() {
+            return; // no tracefs here (not root): nothing more to check
+        }
+        let m = c.matches(&ProbeDesc::parse("sdt:sched::sched_switch").unwrap());
+        assert_eq!(m.len(), 1);
+        assert!(matches!(m[0].kind, ProbeKind::Tracepoint { event_id } if event_id > 0));
+        assert!(!m[0].fields.is_empty() && m[0].fields.len() == m[0].arg_types.len());
+        let id = m[0].id;
+        // Listing everything later keeps the ID and adds no duplicate.
+        c.list_all();
+        let same: Vec<&ProbeInfo> = c
+            .probes()
+            .iter()
+            .filter(|p| p.provider == "sdt" && p.name == "sched_switch")
+            .collect();
+        assert_eq!(same.len(), 1);
+        assert_eq!(same[0].id, id);
+        assert!(c.probes().iter().filter(|p| p.provider == "sdt").count() > 100);
     }
 }

@@ -63,6 +63,12 @@ impl ProbeDesc {
             && field_matches(&self.name, name)
     }
 
+    /// Whether the provider field is empty or matches `provider` (so that
+    /// provider's probes must be consulted).
+    pub fn matches_provider(&self, provider: &str) -> bool {
+        field_matches(&self.provider, provider)
+    }
+
     /// True if no field uses glob characters (so on-demand probes may be created).
     pub fn is_exact(&self) -> bool {
         [&self.provider, &self.module, &self.function, &self.name]

@@ -67,6 +67,7 @@ fn template(name: &str) -> Option<ProbeTemplate> {
         kind,
         // arg0: kernel PC (0 if in user mode), arg1: user PC (0 if in the kernel).
         arg_types: vec!["uint64_t".into(), "uint64_t".into()],
+        fields: Vec::new(),
     })
 }
 

@@ -140,6 +140,16 @@ pub const PROFILE: ProviderAttrs = ProviderAttrs {
     args: Attr::new(Evolving, Evolving, Common),
 };
 
+/// The `sdt` provider over kernel tracepoints: probe and argument names are the
+/// kernel's own, which change between releases.
+pub const SDT: ProviderAttrs = ProviderAttrs {
+    provider: Attr::new(Evolving, Evolving, Isa),
+    module: Attr::new(Private, Private, Unknown),
+    function: Attr::new(Private, Private, Unknown),
+    name: Attr::new(Private, Private, Isa),
+    args: Attr::new(Private, Private, Isa),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,6 +26,7 @@ impl Provider for SyscallProvider {
                 name: "entry".into(),
                 kind: ProbeKind::SyscallEntry { nr },
                 arg_types: vec!["uint64_t".into(); 6],
+                fields: Vec::new(),
             });
             v.push(ProbeTemplate {
                 module: "vmlinux".into(),
@@ -33,6 +34,7 @@ impl Provider for SyscallProvider {
                 name: "return".into(),
                 kind: ProbeKind::SyscallReturn { nr },
                 arg_types: vec!["int64_t".into(), "int64_t".into()],
+                fields: Vec::new(),
             });
         }
         v

@@ -85,6 +85,7 @@ pub fn load_program(
     let prog_type = match prog.prog_type {
         dtrace_codegen::ProgType::RawTracepoint => ProgType::RawTracepoint,
         dtrace_codegen::ProgType::PerfEvent => ProgType::PerfEvent,
+        dtrace_codegen::ProgType::Tracepoint => ProgType::Tracepoint,
     };
     let mut spec = ProgSpec::new(prog_type, &prog.name, &insns);
     spec.fd_array = &fds;

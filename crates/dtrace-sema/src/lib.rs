@@ -39,5 +39,5 @@ mod xlate;
 pub use check::{check, check_with};
 pub use ir::*;
 pub use options::{CompileOptions, KernelOffsets};
-pub use probe::{ProbeInfo, ProbeKind};
+pub use probe::{FieldKind, ProbeInfo, ProbeKind, RecordField};
 pub use symbols::{KernelSymbols, NoSymbols};

@@ -19,6 +19,34 @@ pub enum ProbeKind {
     Profile { period_ns: u64 },
     /// `profile:::tick-N`: a cpu-clock perf event on one CPU, period in ns.
     Tick { period_ns: u64 },
+    /// `sdt:<group>::<event>`: a kernel tracepoint, by its perf event id (0 until
+    /// the provider has resolved the probe); arguments come from its record, as
+    /// [`ProbeInfo::fields`] says.
+    Tracepoint { event_id: u32 },
+}
+
+/// How a trampoline finds one argument in the record a tracepoint passes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordField {
+    /// Byte offset in the record.
+    pub offset: u16,
+    /// Size in bytes of the scalar (1, 2, 4 or 8); 4 for a `__data_loc` word.
+    pub size: u8,
+    /// Sign-extend a scalar narrower than 64 bits.
+    pub signed: bool,
+    pub kind: FieldKind,
+}
+
+/// What an argument's value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// The scalar stored at the offset.
+    Scalar,
+    /// The address of an array stored at the offset.
+    Array,
+    /// The address of dynamic data: the 32-bit word at the offset holds its
+    /// offset in the record (low 16 bits) and its length (high 16 bits).
+    DataLoc,
 }
 
 /// One probe as the compiler sees it.
@@ -33,4 +61,7 @@ pub struct ProbeInfo {
     pub kind: ProbeKind,
     /// Native argument types as C type names (`"long"`, `"char *"`), for `args[]`.
     pub arg_types: Vec<String>,
+    /// Where each argument is in the record, for probes whose trampoline reads
+    /// one ([`ProbeKind::Tracepoint`]); empty for the others.
+    pub fields: Vec<RecordField>,
 }

@@ -16,6 +16,7 @@ fn begin() -> ProbeInfo {
         name: "BEGIN".into(),
         kind: ProbeKind::Begin,
         arg_types: vec!["struct rec *".into(), "unsigned short".into()],
+        fields: Vec::new(),
     }
 }
 

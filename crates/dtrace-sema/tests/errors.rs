@@ -15,6 +15,7 @@ fn begin() -> ProbeInfo {
         name: "BEGIN".into(),
         kind: ProbeKind::Begin,
         arg_types: Vec::new(),
+        fields: Vec::new(),
     }
 }
 

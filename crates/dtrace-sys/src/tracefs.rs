@@ -111,8 +111,40 @@ impl Tracefs {
         Ok(self.root.join("events").join(system).join(event))
     }
 
+    /// The groups (systems) that have an event named `event`, without reading
+    /// the whole event list: one directory listing and a lookup per group.
+    pub fn groups_with_event(&self, event: &str) -> Vec<String> {
+        if event.is_empty() || event.contains('/') || event == "." || event == ".." {
+            return Vec::new();
+        }
+        let Ok(dir) = std::fs::read_dir(self.root.join("events")) else {
+            return Vec::new();
+        };
+        let mut groups: Vec<String> = dir
+            .filter_map(Result::ok)
+            .filter(|e| e.path().join(event).join("id").exists())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        groups.sort();
+        groups
+    }
+
+    /// Whether tracepoint `system:event` exists.
+    pub fn has_event(&self, system: &str, event: &str) -> bool {
+        self.event_dir(system, event)
+            .map(|d| d.join("id").exists())
+            .unwrap_or(false)
+    }
+
+    /// Read a tracefs file. Its size reads as 0, so a buffer is given up front:
+    /// otherwise the read proceeds 32 bytes per system call.
     fn read(&self, path: PathBuf) -> Result<String, TracefsError> {
-        std::fs::read_to_string(&path).map_err(|err| TracefsError::Io { path, err })
+        use std::io::Read;
+        let mut text = String::with_capacity(128 << 10);
+        std::fs::File::open(&path)
+            .and_then(|mut f| f.read_to_string(&mut text))
+            .map(|_| text)
+            .map_err(|err| TracefsError::Io { path, err })
     }
 
     /// The perf event id of tracepoint `system:event`.

@@ -28,7 +28,7 @@ pub fn plain(message: String) -> CompileError {
 pub fn spec_text(
     kind: ProbeSpecKind,
     text: &str,
-    catalog: &Catalog,
+    catalog: &mut Catalog,
 ) -> Result<String, CompileError> {
     let t = text.trim_start();
     let end = t
@@ -41,6 +41,7 @@ pub fn spec_text(
         ProbeSpecKind::Module => format!(":{word}::"),
         ProbeSpecKind::Function => format!("::{word}:"),
         ProbeSpecKind::Id => {
+            catalog.list_all();
             let p = word
                 .parse::<u32>()
                 .ok()

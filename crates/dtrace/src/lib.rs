@@ -210,7 +210,7 @@ impl Dtrace {
         let (kind, text) = match source {
             Source::Spec { kind, text } => (
                 SourceKind::ProbeSpecifier,
-                compile::spec_text(*kind, text, &self.catalog)?,
+                compile::spec_text(*kind, text, &mut self.catalog)?,
             ),
             Source::Script { path, text } => {
                 (SourceKind::Script { path: path.clone() }, text.clone())
@@ -359,7 +359,10 @@ impl Dtrace {
     /// `dtrace -l`: the probes matching `source`'s descriptions (all probes if `None`).
     pub fn list(&mut self, source: Option<&Source>) -> Result<Vec<ProbeListing>, CompileError> {
         let probes: Vec<ProbeInfo> = match source {
-            None => self.catalog.probes().to_vec(),
+            None => {
+                self.catalog.list_all();
+                self.catalog.probes().to_vec()
+            }
             Some(src) => {
                 let src = &*self.preprocessed(src)?;
                 let (program, _, _) = self.parse(src, &[], &HashMap::new())?;

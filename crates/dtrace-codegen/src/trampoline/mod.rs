@@ -6,6 +6,7 @@
 pub mod dtrace;
 pub mod profile;
 pub mod syscall;
+pub mod tracepoint;
 
 use crate::asm::{Asm, FuncId, Label};
 use crate::layout::{self, Layout};

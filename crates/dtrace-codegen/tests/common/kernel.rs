@@ -84,6 +84,7 @@ pub fn load(sys: &SysRef, cp: &CompiledProgram) -> Result<Session, String> {
         let pt = match p.prog_type {
             ProgType::RawTracepoint => dtrace_sys::ProgType::RawTracepoint,
             ProgType::PerfEvent => dtrace_sys::ProgType::PerfEvent,
+            ProgType::Tracepoint => dtrace_sys::ProgType::Tracepoint,
         };
         let spec = ProgSpec::new(pt, &p.name, &insns);
         let fd = ProgFd::load(sys, &spec).map_err(|e| format!("{e}"))?;

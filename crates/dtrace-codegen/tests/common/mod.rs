@@ -21,6 +21,7 @@ fn probe(id: u32, prov: &str, func: &str, name: &str, kind: ProbeKind) -> ProbeI
         name: name.into(),
         kind,
         arg_types: Vec::new(),
+        fields: Vec::new(),
     }
 }
 
