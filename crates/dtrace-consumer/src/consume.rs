@@ -15,13 +15,13 @@
 //!   (`func:probe2   hello, dtrace                    `);
 //! - with quiet, only the traced data itself: `%d`/`%s`, no padding, no newline.
 
-use crate::aggregate::{collect_rows, print_rows, print_rows_formatted, AggSource};
+use crate::aggregate::{collect_rows, print_rows, print_rows_formatted, AggSource, Row};
 use crate::options::ConsumerOptions;
 use crate::printf::Format;
 use crate::value::{decode, mask, sign_extend, DecodeError, Value};
 use dtrace_codegen::desc::{
-    ActionKind, AggDesc, FaultKind, FaultRecord, ProbeName, ProgramDesc, RecordHeader, EPID_FAULT,
-    FAULT_RECORD_SIZE, HEADER_SIZE,
+    ActionKind, AggDesc, AggOp, FaultKind, FaultRecord, ProbeName, ProgramDesc, RecordHeader,
+    EPID_FAULT, FAULT_RECORD_SIZE, HEADER_SIZE,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -95,6 +95,8 @@ pub struct Consumer {
     printed: BTreeSet<u32>,
     /// Faults seen per CPU since the last [`Consumer::take_errors`].
     errors: BTreeMap<u32, u64>,
+    /// normalize() factors by aggregation id (absent: 1).
+    normals: BTreeMap<u32, u64>,
 }
 
 impl Consumer {
@@ -122,6 +124,7 @@ impl Consumer {
             formats,
             printed: BTreeSet::new(),
             errors: BTreeMap::new(),
+            normals: BTreeMap::new(),
         }
     }
 
@@ -224,14 +227,19 @@ impl Consumer {
                 ActionKind::Printa { format, aggs: ids } => {
                     let descs = agg_descs(&self.desc, ids)?;
                     let rows = collect_rows(&descs, aggs, &self.opts)?;
+                    let normals = normals_of(&self.normals, ids);
                     if format.is_some() {
                         let f = lookup_format(&self.formats, epid, i)?;
-                        print_rows_formatted(&descs, &rows, f, &mut buf);
+                        print_rows_formatted(&descs, &normals, &rows, f, &mut buf);
                     } else {
                         buf.push(b'\n');
-                        print_rows(&descs, &rows, &mut buf);
+                        print_rows(&descs, &normals, &rows, &mut buf);
                     }
                     printed.extend(ids.iter().copied());
+                }
+                ActionKind::AggControl { op, agg } => {
+                    let arg = vals.first().map(Value::as_i64);
+                    agg_control(&self.desc, &mut self.normals, *op, *agg, arg, aggs)?;
                 }
                 ActionKind::Print { ty } => {
                     if let Some(Value::Bytes(b)) = vals.first() {
@@ -281,11 +289,60 @@ impl Consumer {
             }
             let descs = agg_descs(&self.desc, &[id])?;
             let rows = collect_rows(&descs, aggs, &self.opts)?;
-            print_rows(&descs, &rows, &mut buf);
+            print_rows(&descs, &normals_of(&self.normals, &[id]), &rows, &mut buf);
         }
         out.write_all(&buf)?;
         Ok(())
     }
+}
+
+fn normals_of(normals: &BTreeMap<u32, u64>, ids: &[u32]) -> Vec<u64> {
+    ids.iter()
+        .map(|id| normals.get(id).copied().unwrap_or(1))
+        .collect()
+}
+
+/// Applies trunc()/clear()/normalize()/denormalize() where the record stream
+/// reached it, as libdtrace does: later printa()s (and the output at exit) see
+/// its effect, earlier ones did not.
+fn agg_control(
+    desc: &ProgramDesc,
+    normals: &mut BTreeMap<u32, u64>,
+    op: AggOp,
+    agg: u32,
+    arg: Option<i64>,
+    aggs: &mut dyn AggSource,
+) -> Result<(), ConsumeError> {
+    match op {
+        AggOp::Normalize => {
+            // normalize() by 0 would divide by zero; dtrace ignores it.
+            if let Some(n) = arg.filter(|n| *n > 0) {
+                normals.insert(agg, n as u64);
+            }
+        }
+        AggOp::Denormalize => {
+            normals.remove(&agg);
+        }
+        AggOp::Clear => aggs.clear(agg),
+        AggOp::Trunc => {
+            let descs = agg_descs(desc, &[agg])?;
+            // Ascending by value (ties by key); keep the largest n, or the
+            // smallest |n| when n is negative, and remove the rest.
+            let rows = collect_rows(&descs, aggs, &ConsumerOptions::default())?;
+            let n = arg.unwrap_or(0);
+            let keep = usize::try_from(n.unsigned_abs()).unwrap_or(usize::MAX);
+            let len = rows.len();
+            let removed: Vec<&Row> = if n >= 0 {
+                rows.iter().take(len.saturating_sub(keep)).collect()
+            } else {
+                rows.iter().skip(keep).collect()
+            };
+            for r in removed {
+                aggs.remove(agg, &r.key);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether action `i` of a record ran: with the header's valid bit set, bit `i`

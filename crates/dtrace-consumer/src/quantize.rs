@@ -125,8 +125,9 @@ fn shown_range(counts: &[i64], zero: Option<usize>) -> Option<(usize, usize)> {
 }
 
 /// Appends the distribution (header line first, starting with a newline) to `out`.
-/// `counts` are the merged bucket counts laid out as [`AggFunc`] documents.
-pub fn render(func: &AggFunc, counts: &[i64], out: &mut Vec<u8>) {
+/// `counts` are the merged bucket counts laid out as [`AggFunc`] documents; the
+/// printed counts are divided by `normal` (normalize()), the bars are not.
+pub fn render(func: &AggFunc, counts: &[i64], normal: u64, out: &mut Vec<u8>) {
     let b = buckets(func, counts.len());
     out.extend_from_slice(
         format!(
@@ -145,7 +146,7 @@ pub fn render(func: &AggFunc, counts: &[i64], out: &mut Vec<u8>) {
         let count = counts.get(i).copied().unwrap_or(0);
         let label = b.labels.get(i).map(String::as_str).unwrap_or("");
         out.extend_from_slice(format!("{label:>16} ").as_bytes());
-        quant_line(count, total, positives, negatives, out);
+        quant_line(count, total, positives, negatives, normal, out);
     }
 }
 
@@ -157,7 +158,15 @@ fn depth(count: i64, total: f64, len: usize) -> usize {
     ((f + 0.5) as usize).min(len)
 }
 
-fn quant_line(count: i64, total: f64, positives: bool, negatives: bool, out: &mut Vec<u8>) {
+fn quant_line(
+    count: i64,
+    total: f64,
+    positives: bool,
+    negatives: bool,
+    normal: u64,
+    out: &mut Vec<u8>,
+) {
+    let shown = count / normal.clamp(1, i64::MAX as u64) as i64;
     let ats = |n: usize| "@".repeat(n);
     let sp = |n: usize| " ".repeat(n);
     let line = if !negatives {
@@ -166,17 +175,17 @@ fn quant_line(count: i64, total: f64, positives: bool, negatives: bool, out: &mu
         } else {
             0
         };
-        format!("|{}{} {count:<9}\n", ats(d), sp(BAR - d))
+        format!("|{}{} {shown:<9}\n", ats(d), sp(BAR - d))
     } else if !positives {
         let d = depth(count, total, BAR);
-        format!("{}{}| {count:<9}\n", sp(BAR - d), ats(d))
+        format!("{}{}| {shown:<9}\n", sp(BAR - d), ats(d))
     } else {
         let half = BAR / 2;
         let d = depth(count, total, half);
         if count <= 0 {
-            format!("{}{}|{} {count:<9}\n", sp(half - d), ats(d), sp(half))
+            format!("{}{}|{} {shown:<9}\n", sp(half - d), ats(d), sp(half))
         } else {
-            format!("{}|{}{} {count:<9}\n", sp(half), ats(d), sp(half - d))
+            format!("{}|{}{} {shown:<9}\n", sp(half), ats(d), sp(half - d))
         }
     };
     out.extend_from_slice(line.as_bytes());

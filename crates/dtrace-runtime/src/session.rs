@@ -235,6 +235,40 @@ impl Session {
     }
 }
 
+impl Session {
+    /// `clear()`: zero aggregation `agg_id`'s value on every CPU for every key it
+    /// holds now, keeping the keys. A key deleted meanwhile stays deleted.
+    pub fn agg_clear(&self, agg_id: u32) -> Result<(), RuntimeError> {
+        let Some(m) = self.agg_maps.get(&agg_id).and_then(|i| self.maps.get(*i)) else {
+            return Ok(());
+        };
+        let err = |e: map::MapError| RuntimeError::Io(format!("cannot clear aggregation: {e}"));
+        let zero = vec![0u8; m.value_buf_size()];
+        for k in m.keys().map_err(err)? {
+            match m.update(&k, &zero, map::UpdateFlags::Exist) {
+                Ok(()) => {}
+                // ENOENT: the key was removed since the key list was read.
+                Err(map::MapError::Op {
+                    errno: dtrace_sys::Errno(2),
+                    ..
+                }) => {}
+                Err(e) => return Err(err(e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// `trunc()`: remove one key of aggregation `agg_id`.
+    pub fn agg_remove(&self, agg_id: u32, key: &[u8]) -> Result<(), RuntimeError> {
+        let Some(m) = self.agg_maps.get(&agg_id).and_then(|i| self.maps.get(*i)) else {
+            return Ok(());
+        };
+        m.delete(key)
+            .map(|_| ())
+            .map_err(|e| RuntimeError::Io(format!("cannot truncate aggregation: {e}")))
+    }
+}
+
 fn put_u64(buf: &mut [u8], at: usize, v: u64) {
     if let Some(dst) = buf.get_mut(at..at + 8) {
         dst.copy_from_slice(&v.to_ne_bytes());

@@ -21,7 +21,7 @@ const AGGFUNCS: &[&str] = &[
 ];
 
 pub(crate) fn is_action(name: &str) -> bool {
-    ACTIONS.contains(&name)
+    ACTIONS.contains(&name) || crate::aggctl::NAMES.contains(&name)
 }
 
 pub(crate) fn is_aggfunc(name: &str) -> bool {
@@ -122,7 +122,8 @@ impl<'a> Checker<'a> {
                     args: targs,
                 })
             }
-            _ => self.printa(args, span),
+            "printa" => self.printa(args, span),
+            _ => self.agg_control(func, args, span),
         }
     }
 

@@ -18,6 +18,7 @@
 //! the D libraries may call).
 
 mod actions;
+mod aggctl;
 pub mod aggfunc;
 mod check;
 mod ctype;

@@ -1,0 +1,86 @@
+//! The actions on whole aggregations: `trunc(@a[, n])`, `clear(@a)`,
+//! `normalize(@a, n)` and `denormalize(@a)`, with DTrace's prototype checks.
+//! They record their argument; the consumer applies them in record order.
+
+use crate::check::{Checker, R};
+use crate::ir::*;
+use dtrace_syntax::ast::{self, ExprKind as K};
+use dtrace_syntax::{Diagnostic, Span, Tag};
+
+/// The names, for the action table in `actions.rs`.
+pub(crate) const NAMES: &[&str] = &["trunc", "clear", "normalize", "denormalize"];
+
+impl<'a> Checker<'a> {
+    pub(crate) fn agg_control(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TStmt> {
+        let (op, min, max, agg_tag, scalar_tag) = match func {
+            "trunc" => (AggOp::Trunc, 1, 2, Tag::D_TRUNC_AGGARG, Tag::D_TRUNC_SCALAR),
+            "normalize" => (
+                AggOp::Normalize,
+                2,
+                2,
+                Tag::D_NORMALIZE_AGGARG,
+                Tag::D_NORMALIZE_SCALAR,
+            ),
+            "clear" => (AggOp::Clear, 1, 1, Tag::D_CLEAR_AGGARG, Tag::D_CLEAR_AGGARG),
+            _ => (
+                AggOp::Denormalize,
+                1,
+                1,
+                Tag::D_CLEAR_AGGARG,
+                Tag::D_CLEAR_AGGARG,
+            ),
+        };
+        let n = args.len();
+        if n < min || n > max {
+            let expected = match (min == max, n < min) {
+                (true, _) => format!("{min}"),
+                (false, true) => format!("at least {min}"),
+                (false, false) => format!("at most {max}"),
+            };
+            return Err(Diagnostic::new(
+                Tag::D_PROTO_LEN,
+                span,
+                format!(
+                    "{func}( ) prototype mismatch: {n} arg{}passed, {expected} expected",
+                    if n == 1 { " " } else { "s " }
+                ),
+            ));
+        }
+        let first = &args[0];
+        let K::Agg(name) = &first.kind else {
+            let what = match self.expr(first) {
+                Ok(t) => self.name(&t.ty),
+                Err(_) => "expression".to_string(),
+            };
+            return Err(Diagnostic::new(
+                agg_tag,
+                first.span,
+                format!(
+                    "{func}( ) argument #1 is incompatible with prototype:\n\tprototype: aggregation\n\t argument: {what}"
+                ),
+            ));
+        };
+        let Some(agg) = self.aggs.get(name).copied() else {
+            return Err(Diagnostic::new(
+                Tag::D_IDENT_UNDEF,
+                first.span,
+                format!("failed to resolve @{name}: Unknown variable name"),
+            ));
+        };
+        let arg = match args.get(1) {
+            Some(a) => {
+                let t = self.expr(a)?;
+                if !t.ty.is_int() {
+                    return Err(Diagnostic::new(
+                        scalar_tag,
+                        a.span,
+                        format!("{func}( ) argument #2 must be of scalar type"),
+                    ));
+                }
+                Some(crate::expr::convert(t, self.b.int64_t))
+            }
+            None => None,
+        };
+        Ok(TStmt::AggControl { op, agg, arg })
+    }
+}
