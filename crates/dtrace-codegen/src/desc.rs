@@ -10,8 +10,8 @@
 //! at the offsets given by its [`EpidDesc`]. Offsets are from the start of the record.
 
 pub use dtrace_sema::aggfunc::{
-    llquantize_bounds, lquantize_nbuckets, quantize_bucket_value, AggKind as AggFunc,
-    QUANTIZE_NBUCKETS, QUANTIZE_ZERO_BUCKET,
+    llquantize_bounds, llquantize_bucket, llquantize_nbuckets, lquantize_nbuckets,
+    quantize_bucket_value, AggKind as AggFunc, QUANTIZE_NBUCKETS, QUANTIZE_ZERO_BUCKET,
 };
 pub use dtrace_sema::AggOp;
 use std::collections::BTreeMap;

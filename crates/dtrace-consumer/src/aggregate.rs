@@ -220,10 +220,9 @@ impl AggValue {
 fn cmp_key(a: &Value, b: &Value) -> Ordering {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) | (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
-        (Value::Int { signed: false, .. }, _) | (Value::Pointer(_), _) => {
-            a.as_u64().cmp(&b.as_u64())
-        }
-        _ => a.as_i64().cmp(&b.as_i64()),
+        // libdtrace compares integer keys as unsigned values of their size, so
+        // negative keys sort after the positive ones.
+        _ => a.as_u64().cmp(&b.as_u64()),
     }
 }
 

@@ -282,7 +282,12 @@ impl Consumer {
         aggs: &mut dyn AggSource,
     ) -> Result<(), ConsumeError> {
         let mut buf = Vec::new();
-        let ids: Vec<u32> = self.desc.aggs.keys().copied().collect();
+        let mut ids: Vec<u32> = self.desc.aggs.keys().copied().collect();
+        // dtrace sorts all the aggregations' rows together, the aggregation
+        // first, so aggsortrev also reverses the order of the aggregations.
+        if self.opts.aggsortrev {
+            ids.reverse();
+        }
         for id in ids {
             if self.printed.contains(&id) {
                 continue;
@@ -381,14 +386,13 @@ fn agg_descs<'a>(desc: &'a ProgramDesc, ids: &[u32]) -> Result<Vec<&'a AggDesc>,
 /// Appends one trace()d value.
 fn trace_value(v: &Value, quiet: bool, rawbytes: bool, out: &mut Vec<u8>) {
     let s = match v {
-        Value::Int { bits, size, .. } => {
-            // dtrace prints by size: 8- and 4-byte values as signed, 2- and 1-byte
-            // values as unsigned, whatever the D type's signedness.
-            let n: i64 = match size {
-                1 => mask(*bits, 1) as i64,
-                2 => mask(*bits, 2) as i64,
-                4 => sign_extend(*bits, 4),
-                _ => *bits as i64,
+        Value::Int { bits, size, signed } => {
+            // By the D type: signed types sign-extended, unsigned ones (up to
+            // UINT64_MAX) as they are.
+            let n: i128 = if *signed {
+                sign_extend(*bits, *size) as i128
+            } else {
+                mask(*bits, *size) as i128
             };
             match (quiet, size) {
                 (true, _) => n.to_string(),

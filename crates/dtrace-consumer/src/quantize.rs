@@ -36,14 +36,15 @@ struct Buckets {
     labels: Vec<String>,
     /// A representative value of each bucket, for ordering distributions.
     weights: Vec<i128>,
-    /// Index of the bucket holding zero (quantize), used when there is no data.
-    zero: Option<usize>,
+    /// The rows shown when there is no data.
+    empty: (usize, usize),
 }
 
-fn buckets(func: &AggFunc, n: usize) -> Buckets {
+fn buckets(func: &AggFunc, counts: &[i64]) -> Buckets {
+    let n = counts.len();
     let mut labels = Vec::with_capacity(n);
     let mut weights = Vec::with_capacity(n);
-    let mut zero = None;
+    let mut empty = (0, 2.min(n.saturating_sub(1)));
     match *func {
         AggFunc::Lquantize { base, step, .. } => {
             let levels = n.saturating_sub(2) as i128;
@@ -70,24 +71,44 @@ fn buckets(func: &AggFunc, n: usize) -> Buckets {
             high,
             nsteps,
         } => {
+            // Oracle DTrace 2.x's layout (`llquantize_bucket`): negative buckets
+            // mirror the positive ones around the middle bucket `p`, which holds
+            // |value| < factor^low and is labelled `0` when that bound is 1,
+            // `< N` when no negative value was seen, and `abs() < N` otherwise.
             let bounds = llquantize_bounds(factor, low, high, nsteps);
+            let p = bounds.len().saturating_sub(1);
+            let scale = bounds.get(1).copied().unwrap_or(1);
+            let top = bounds.last().copied().unwrap_or(i64::MAX);
+            let negatives = counts.iter().take(p).any(|&c| c != 0);
             for i in 0..n {
-                let b = bounds.get(i).copied().unwrap_or(i64::MAX) as i128;
-                if i == 0 {
-                    let first = bounds.get(1).copied().unwrap_or(0) as i128;
-                    labels.push(format!("< {first}"));
-                    weights.push(first - 1);
+                let (label, w) = if i == p {
+                    let l = if scale <= 1 {
+                        "0".to_string()
+                    } else if negatives {
+                        format!("abs() < {scale}")
+                    } else {
+                        format!("< {scale}")
+                    };
+                    (l, 0)
+                } else if i == 0 {
+                    (format!("<= -{top}"), -(top as i128))
                 } else if i == n - 1 {
-                    labels.push(format!(">= {b}"));
-                    weights.push(b);
+                    (format!(">= {top}"), top as i128)
+                } else if i < p {
+                    let b = bounds.get(p - i).copied().unwrap_or(0) as i128;
+                    (format!("-{b}"), -b)
                 } else {
-                    labels.push(b.to_string());
-                    weights.push(b);
-                }
+                    let b = bounds.get(i - p).copied().unwrap_or(0) as i128;
+                    (b.to_string(), b)
+                };
+                labels.push(label);
+                weights.push(w);
             }
+            empty = (p, (p + 2).min(n.saturating_sub(1)));
         }
         _ => {
-            zero = Some(QUANTIZE_ZERO_BUCKET.min(n.saturating_sub(1)));
+            let z = QUANTIZE_ZERO_BUCKET.min(n.saturating_sub(1));
+            empty = (z.saturating_sub(1), (z + 1).min(n.saturating_sub(1)));
             for i in 0..n {
                 let v = if i < QUANTIZE_NBUCKETS {
                     quantize_bucket_value(i)
@@ -102,12 +123,12 @@ fn buckets(func: &AggFunc, n: usize) -> Buckets {
     Buckets {
         labels,
         weights,
-        zero,
+        empty,
     }
 }
 
 /// The range of buckets dtrace shows: one zero row either side of the used range.
-fn shown_range(counts: &[i64], zero: Option<usize>) -> Option<(usize, usize)> {
+fn shown_range(counts: &[i64], empty: (usize, usize)) -> Option<(usize, usize)> {
     let n = counts.len();
     if n == 0 {
         return None;
@@ -117,10 +138,7 @@ fn shown_range(counts: &[i64], zero: Option<usize>) -> Option<(usize, usize)> {
         counts.iter().rposition(|&c| c != 0),
     ) {
         (Some(first), Some(last)) => Some((first.saturating_sub(1), (last + 1).min(n - 1))),
-        _ => Some(match zero {
-            Some(z) => (z.saturating_sub(1), (z + 1).min(n - 1)),
-            None => (0, 2.min(n - 1)),
-        }),
+        _ => Some(empty),
     }
 }
 
@@ -128,7 +146,7 @@ fn shown_range(counts: &[i64], zero: Option<usize>) -> Option<(usize, usize)> {
 /// `counts` are the merged bucket counts laid out as [`AggFunc`] documents; the
 /// printed counts are divided by `normal` (normalize()), the bars are not.
 pub fn render(func: &AggFunc, counts: &[i64], normal: u64, out: &mut Vec<u8>) {
-    let b = buckets(func, counts.len());
+    let b = buckets(func, counts);
     out.extend_from_slice(
         format!(
             "\n{:>16} {:>41} {:<9}\n",
@@ -136,7 +154,7 @@ pub fn render(func: &AggFunc, counts: &[i64], normal: u64, out: &mut Vec<u8>) {
         )
         .as_bytes(),
     );
-    let Some((first, last)) = shown_range(counts, b.zero) else {
+    let Some((first, last)) = shown_range(counts, b.empty) else {
         return;
     };
     let positives = counts.iter().any(|&c| c > 0);
@@ -194,7 +212,7 @@ fn quant_line(
 /// A key to order distributions by: the sum of each bucket's representative value
 /// times its count.
 pub fn weight(func: &AggFunc, counts: &[i64]) -> i128 {
-    let b = buckets(func, counts.len());
+    let b = buckets(func, counts);
     counts
         .iter()
         .zip(b.weights.iter())

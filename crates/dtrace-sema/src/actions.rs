@@ -154,10 +154,15 @@ impl<'a> Checker<'a> {
         for (i, a) in rest.iter().enumerate() {
             let n = i + 1 + usize::from(format.is_some());
             let K::Agg(name) = &a.kind else {
+                // The argument's type, as dtrace names it ("int"), when it has one.
+                let what = match self.expr(a) {
+                    Ok(t) => self.name(&t.ty),
+                    Err(_) => "expression".to_string(),
+                };
                 return Err(Diagnostic::new(
                     Tag::D_PRINTA_AGGARG,
                     a.span,
-                    format!("printa( ) argument #{n} is incompatible with prototype:\n\tprototype: aggregation\n\t argument: expression"),
+                    format!("printa( ) argument #{n} is incompatible with prototype:\n\tprototype: aggregation\n\t argument: {what}"),
                 ));
             };
             let Some(id) = self.aggs.get(name) else {
