@@ -8,9 +8,10 @@
 //! - probe line: cpu in 3, probe id in 6, `function:name` right-aligned in 32, then
 //!   one space (`  0      1                           :BEGIN   Hello World...`);
 //!   action output follows on the same line and a newline ends the record;
-//! - trace() of an integer: a space then the value right-aligned in 16 (8-byte),
-//!   8 (4-byte), 5 (2-byte) or 3 (1-byte) columns (`main:foo               100`
-//!   in a `trace(arg0)` example: 17 columns after the probe line);
+//! - trace() of an integer: a space then the value right-aligned in 19 (8-byte),
+//!   10 (4-byte), 5 (2-byte) or 3 (1-byte) columns, signed or not by its D type
+//!   (Oracle DTrace 2.x: `trace((int32_t)-1)` prints `          -1` after the
+//!   probe line's space, `trace((uint32_t)-1)` `  4294967295`);
 //! - trace() of a string: two spaces then the string left-aligned in 33 columns
 //!   (`func:probe2   hello, dtrace                    `);
 //! - with quiet, only the traced data itself: `%d`/`%s`, no padding, no newline.
@@ -398,8 +399,8 @@ fn trace_value(v: &Value, quiet: bool, rawbytes: bool, out: &mut Vec<u8>) {
                 (true, _) => n.to_string(),
                 (false, 1) => format!(" {n:>3}"),
                 (false, 2) => format!(" {n:>5}"),
-                (false, 4) => format!(" {n:>8}"),
-                (false, _) => format!(" {n:>16}"),
+                (false, 4) => format!(" {n:>10}"),
+                (false, _) => format!(" {n:>19}"),
             }
         }
         Value::Pointer(p) => {
