@@ -103,9 +103,9 @@ impl AggValue {
                 };
                 a.total_cmp(&b)
             }
-            (AggValue::Dist(a), AggValue::Dist(b)) => {
-                quantize::weight(func, a).cmp(&quantize::weight(func, b))
-            }
+            (AggValue::Dist(a), AggValue::Dist(b)) => quantize::weight(func, a)
+                .cmp(&quantize::weight(func, b))
+                .then_with(|| quantize::zero_count(func, a).cmp(&quantize::zero_count(func, b))),
             _ => self.scalar().cmp(&other.scalar()),
         }
     }

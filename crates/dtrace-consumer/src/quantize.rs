@@ -74,12 +74,14 @@ fn buckets(func: &AggFunc, counts: &[i64]) -> Buckets {
             // Oracle DTrace 2.x's layout (`llquantize_bucket`): negative buckets
             // mirror the positive ones around the middle bucket `p`, which holds
             // |value| < factor^low and is labelled `0` when that bound is 1,
-            // `< N` when no negative value was seen, and `abs() < N` otherwise.
+            // `abs() < N` when a negative row is shown, and `< N` otherwise.
             let bounds = llquantize_bounds(factor, low, high, nsteps);
             let p = bounds.len().saturating_sub(1);
             let scale = bounds.get(1).copied().unwrap_or(1);
             let top = bounds.last().copied().unwrap_or(i64::MAX);
-            let negatives = counts.iter().take(p).any(|&c| c != 0);
+            // dtrace decides after widening the shown rows by one: any data at
+            // or below the middle bucket shows the negative row before it.
+            let negatives = counts.iter().take(p + 1).any(|&c| c != 0);
             for i in 0..n {
                 let (label, w) = if i == p {
                     let l = if scale <= 1 {
@@ -219,4 +221,18 @@ pub fn weight(func: &AggFunc, counts: &[i64]) -> i128 {
         .fold(0i128, |acc, (&c, &w)| {
             acc.saturating_add((c as i128).saturating_mul(w))
         })
+}
+
+/// The count in the bucket holding zero, if the distribution has one: dtrace
+/// orders distributions of equal [`weight`] by it.
+pub fn zero_count(func: &AggFunc, counts: &[i64]) -> i64 {
+    let i = match *func {
+        AggFunc::Quantize => Some(QUANTIZE_ZERO_BUCKET),
+        AggFunc::Lquantize { base, limit, step } if base <= 0 && 0 < limit && step > 0 => {
+            usize::try_from(-base / step + 1).ok()
+        }
+        AggFunc::Llquantize { .. } => Some(counts.len() / 2),
+        _ => None,
+    };
+    i.and_then(|i| counts.get(i)).copied().unwrap_or(0)
 }

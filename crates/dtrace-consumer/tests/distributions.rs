@@ -323,7 +323,7 @@ fn llquantize_labels() {
     let expected = "\n".to_string()
         + r#"           value  ------------- Distribution ------------- count    
              -10 |                                         0        
-            < 10 |@@@@@@@@@@@@@                            1        
+      abs() < 10 |@@@@@@@@@@@@@                            1        
               10 |                                         0        
               20 |@@@@@@@@@@@@@                            1        
               30 |                                         0        

@@ -117,14 +117,7 @@ fn trace_integers_by_size() {
         .i32(16, -1)
         .put(20, &[0xff, 0xff, 0xff])
         .0;
-    let (out, ..) = run(
-        desc.clone(),
-        Default::default(),
-        &[r.clone()],
-        &mut Aggs::default(),
-        false,
-    )
-    .unwrap();
+    let (out, ..) = run(desc, Default::default(), &[r], &mut Aggs::default(), false).unwrap();
     assert_eq!(
         out,
         format!("{HEADING}  0      1                           :BEGIN          -1    -1  -1\n")

@@ -174,7 +174,58 @@ impl<'a> Checker<'a> {
             };
             aggs.push(*id);
         }
+        self.printa_keys_match(&aggs, rest)?;
         Ok(TStmt::Printa { format, aggs })
+    }
+
+    /// printa() of several aggregations joins their rows by key: every one must
+    /// have the first one's key signature.
+    fn printa_keys_match(&self, aggs: &[u32], args: &[ast::Expr]) -> R<()> {
+        let info = |id: u32| self.out.aggs.get(id as usize);
+        let Some(first) = aggs.first().and_then(|id| info(*id)) else {
+            return Ok(());
+        };
+        for (i, id) in aggs.iter().enumerate().skip(1) {
+            let Some(other) = info(*id) else { continue };
+            let span = args.get(i).map_or(Span::default(), |a| a.span);
+            let (n0, n1) = (first.keys.len(), other.keys.len());
+            if n0 != n1 {
+                let s = |n: usize| if n == 1 { "" } else { "s" };
+                return Err(Diagnostic::new(
+                    Tag::D_PRINTA_AGGKEY,
+                    span,
+                    format!(
+                        "printa( ): @{} and @{} do not have matching key signatures: @{} has {n0} key{}, @{} has {n1} key{}",
+                        first.name, other.name, first.name, s(n0), other.name, s(n1)
+                    ),
+                ));
+            }
+            for (k, (a, b)) in first.keys.iter().zip(other.keys.iter()).enumerate() {
+                let same = match (a, b) {
+                    (Ty::Str { .. }, Ty::Str { .. }) => true,
+                    _ => self.name(a) == self.name(b),
+                };
+                if !same {
+                    return Err(Diagnostic::new(
+                        Tag::D_PRINTA_AGGPROTO,
+                        span,
+                        format!(
+                            "printa( ): @{}[ ] key #{} is incompatible with @{}:\n{:>9} key #{}: {}\n{:>9} key #{}: {}",
+                            other.name,
+                            k + 1,
+                            first.name,
+                            format!("@{}", first.name),
+                            k + 1,
+                            self.name(a),
+                            format!("@{}", other.name),
+                            k + 1,
+                            self.name(b)
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn agg_assign(&mut self, lhs: &ast::Expr, rhs: &ast::Expr, span: Span) -> R<TStmt> {
