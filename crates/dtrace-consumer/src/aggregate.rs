@@ -14,8 +14,8 @@
 use crate::consume::ConsumeError;
 use crate::options::ConsumerOptions;
 use crate::printf::{AggArg, Format};
-use crate::quantize;
 use crate::value::{decode, mask, read_i64, read_uint, sign_extend, Value};
+use crate::{packed, quantize};
 use dtrace_codegen::desc::{AggDesc, AggFunc};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -319,16 +319,51 @@ fn print_key(v: &Value, out: &mut Vec<u8>) {
 
 /// Prints rows without a format (printa without format, and at exit).
 /// `normals[i]` is aggregation `i`'s normalization factor (1 when not normalized).
-pub fn print_rows(aggs: &[&AggDesc], normals: &[u64], rows: &[Row], out: &mut Vec<u8>) {
+pub fn print_rows(
+    aggs: &[&AggDesc],
+    normals: &[u64],
+    rows: &[Row],
+    opts: &ConsumerOptions,
+    out: &mut Vec<u8>,
+) {
+    if let [agg] = aggs {
+        if opts.aggpack && matches!(agg.func, AggFunc::Quantize | AggFunc::Lquantize { .. }) {
+            print_packed(&agg.func, rows, opts, out);
+            return;
+        }
+    }
     for row in rows {
         for k in &row.keys {
             print_key(k, out);
         }
         for (i, (agg, v)) in aggs.iter().zip(row.values.iter()).enumerate() {
             let normal = normals.get(i).copied().unwrap_or(1);
-            print_value(&agg.func, v.as_ref(), normal, out);
+            print_value(&agg.func, v.as_ref(), normal, opts.aggzoom, out);
         }
         out.push(b'\n');
+    }
+}
+
+/// `aggpack`: one header, then one packed line per row.
+fn print_packed(func: &AggFunc, rows: &[Row], opts: &ConsumerOptions, out: &mut Vec<u8>) {
+    let empty = empty_value(func);
+    let counts: Vec<&[i64]> = rows
+        .iter()
+        .map(
+            |r| match r.values.first().and_then(|v| v.as_ref()).unwrap_or(&empty) {
+                AggValue::Dist(c) => c.as_slice(),
+                _ => &[],
+            },
+        )
+        .collect();
+    let Some(first) = rows.first() else {
+        return;
+    };
+    let range = packed::range(func, &counts);
+    out.extend_from_slice(packed::header(func, &first.keys, range.0, range.1).as_bytes());
+    for (row, c) in rows.iter().zip(counts.iter()) {
+        packed::keys(&row.keys, out);
+        packed::row(func, c, range, opts.aggzoom, opts.utf8, out);
     }
 }
 
@@ -341,11 +376,11 @@ fn empty_value(func: &AggFunc) -> AggValue {
     }
 }
 
-fn print_value(func: &AggFunc, v: Option<&AggValue>, normal: u64, out: &mut Vec<u8>) {
+fn print_value(func: &AggFunc, v: Option<&AggValue>, normal: u64, zoom: bool, out: &mut Vec<u8>) {
     let empty = empty_value(func);
     let v = v.unwrap_or(&empty);
     match v {
-        AggValue::Dist(counts) => quantize::render(func, counts, normal, out),
+        AggValue::Dist(counts) => quantize::render(func, counts, normal, zoom, out),
         other => {
             let n = other.normalized(normal).scalar().unwrap_or(0);
             out.extend_from_slice(format!(" {n:>16}").as_bytes());
@@ -361,6 +396,7 @@ pub fn print_rows_formatted(
     normals: &[u64],
     rows: &[Row],
     fmt: &Format,
+    zoom: bool,
     out: &mut Vec<u8>,
 ) {
     for row in rows {
@@ -374,7 +410,7 @@ pub fn print_rows_formatted(
                 match v.as_ref().unwrap_or(&empty) {
                     AggValue::Dist(counts) => {
                         let mut text = Vec::new();
-                        quantize::render(&agg.func, counts, normal, &mut text);
+                        quantize::render(&agg.func, counts, normal, zoom, &mut text);
                         AggArg::Rendered(text)
                     }
                     other => {

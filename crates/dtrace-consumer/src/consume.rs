@@ -231,10 +231,17 @@ impl Consumer {
                     let normals = normals_of(&self.normals, ids);
                     if format.is_some() {
                         let f = lookup_format(&self.formats, epid, i)?;
-                        print_rows_formatted(&descs, &normals, &rows, f, &mut buf);
+                        print_rows_formatted(
+                            &descs,
+                            &normals,
+                            &rows,
+                            f,
+                            self.opts.aggzoom,
+                            &mut buf,
+                        );
                     } else {
                         buf.push(b'\n');
-                        print_rows(&descs, &normals, &rows, &mut buf);
+                        print_rows(&descs, &normals, &rows, &self.opts, &mut buf);
                     }
                     printed.extend(ids.iter().copied());
                 }
@@ -295,7 +302,8 @@ impl Consumer {
             }
             let descs = agg_descs(&self.desc, &[id])?;
             let rows = collect_rows(&descs, aggs, &self.opts)?;
-            print_rows(&descs, &normals_of(&self.normals, &[id]), &rows, &mut buf);
+            let normals = normals_of(&self.normals, &[id]);
+            print_rows(&descs, &normals, &rows, &self.opts, &mut buf);
         }
         out.write_all(&buf)?;
         Ok(())

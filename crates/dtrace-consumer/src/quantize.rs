@@ -147,7 +147,8 @@ fn shown_range(counts: &[i64], empty: (usize, usize)) -> Option<(usize, usize)> 
 /// Appends the distribution (header line first, starting with a newline) to `out`.
 /// `counts` are the merged bucket counts laid out as [`AggFunc`] documents; the
 /// printed counts are divided by `normal` (normalize()), the bars are not.
-pub fn render(func: &AggFunc, counts: &[i64], normal: u64, out: &mut Vec<u8>) {
+/// With `zoom` (`aggzoom`), bars scale to the largest bucket instead of the total.
+pub fn render(func: &AggFunc, counts: &[i64], normal: u64, zoom: bool, out: &mut Vec<u8>) {
     let b = buckets(func, counts);
     out.extend_from_slice(
         format!(
@@ -161,7 +162,7 @@ pub fn render(func: &AggFunc, counts: &[i64], normal: u64, out: &mut Vec<u8>) {
     };
     let positives = counts.iter().any(|&c| c > 0);
     let negatives = counts.iter().any(|&c| c < 0);
-    let total: f64 = counts.iter().map(|&c| c.unsigned_abs() as f64).sum();
+    let total = crate::packed::total(counts.get(first..=last).unwrap_or(&[]), zoom);
     for i in first..=last {
         let count = counts.get(i).copied().unwrap_or(0);
         let label = b.labels.get(i).map(String::as_str).unwrap_or("");

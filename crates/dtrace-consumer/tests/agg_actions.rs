@@ -222,7 +222,7 @@ fn multi_aggregation_printa_joins_by_key_and_fills_zeros() {
 
     // aggsortpos=1 sorts by the second aggregation's values.
     let mut o = quiet();
-    o.set_str("aggsortpos=1").unwrap();
+    o.aggsortpos = 1;
     let d = one_clause(vec![printa(None, vec![1, 2])], vec![c, s]);
     let (out, ..) = run(d, o, &[rec(0)], &mut aggs, false).unwrap();
     assert_eq!(
@@ -244,7 +244,7 @@ fn aggsortrev_reverses_the_aggregations_at_exit() {
         ],
     );
     let mut o = ConsumerOptions::default();
-    o.set_str("aggsortrev").unwrap();
+    o.aggsortrev = true;
     let (out, ..) = run(d, o, &[], &mut aggs, true).unwrap();
     assert_eq!(out, format!("{}{}", row(2, 2), row(1, 1)));
 }
@@ -261,7 +261,7 @@ fn narrow_signed_keys_sort_and_print_as_dtrace_does() {
         aggs.add(1, kb, vec![words(&[k as i64])]);
     }
     let mut o = ConsumerOptions::default();
-    o.set_str("aggsortkey").unwrap();
+    o.aggsortkey = true;
     let (out, ..) = run(one_clause(vec![], vec![a]), o, &[], &mut aggs, true).unwrap();
     assert_eq!(
         out,
@@ -270,4 +270,80 @@ fn narrow_signed_keys_sort_and_print_as_dtrace_does() {
             0, 0, 2, 2, 255, -1
         )
     );
+}
+
+#[test]
+fn aggpack_prints_one_line_per_key_under_one_header() {
+    // quantize() packed: buckets from one below the lowest used (0) to one above
+    // the highest (128); labels at least 4 wide; ASCII levels `__xxxxXX`, a count
+    // c of a row's total t picking level round(c * 7 / t).
+    let q = |v: i64| {
+        (0..QUANTIZE_NBUCKETS)
+            .rposition(|i| quantize_bucket_value(i) <= v)
+            .unwrap_or(0)
+    };
+    let mut aggs = Aggs::default();
+    let mut a = vec![0i64; QUANTIZE_NBUCKETS];
+    a[q(1)] = 1;
+    a[q(5)] = 2;
+    let mut b = vec![0i64; QUANTIZE_NBUCKETS];
+    b[q(100)] = 1;
+    aggs.add(1, ikey(1), vec![words(&a)]);
+    aggs.add(1, ikey(2), vec![words(&b)]);
+    let d = one_clause(
+        vec![],
+        vec![agg(1, "q", AggFunc::Quantize, vec![int(0, 4, true)], 8)],
+    );
+    let mut o = ConsumerOptions::default();
+    o.aggpack = true;
+    let (out, ..) = run(d.clone(), o.clone(), &[], &mut aggs, true).unwrap();
+    assert_eq!(
+        out,
+        "\n      key  min .---------. max  | count\n        1    0 : x x     : 128  | 3\n        2    0 :       X : 128  | 1\n"
+    );
+    // With UTF-8, the levels are the block elements U+2581..U+2588.
+    o.utf8 = true;
+    let (out, ..) = run(d, o, &[], &mut aggs, true).unwrap();
+    assert!(out.contains(" : \u{2583} \u{2586}     : "), "{out}");
+}
+
+#[test]
+fn aggpack_lquantize_shows_every_bucket() {
+    let f = AggFunc::Lquantize {
+        base: 0,
+        limit: 4,
+        step: 1,
+    };
+    let mut aggs = Aggs::default();
+    aggs.add(1, vec![0; 8], vec![words(&[0, 0, 4, 0, 0, -2])]);
+    let d = one_clause(vec![], vec![agg(1, "", f, vec![], 8)]);
+    let mut o = ConsumerOptions::default();
+    o.aggpack = true;
+    let (out, ..) = run(d, o, &[], &mut aggs, true).unwrap();
+    // Negative counts use `vvvvVV`; the count is the sum of the counts.
+    assert_eq!(
+        out,
+        "\n     min .------. max      | count\n     < 0 :  x  v: >= 4     | 2\n"
+    );
+}
+
+#[test]
+fn aggzoom_scales_bars_to_the_largest_bucket() {
+    // Counts 1 and 2: without aggzoom 13 and 27 '@' (of 40); with it the largest
+    // fills 95% of the bar (38) and the other half of that (19).
+    let mut aggs = Aggs::default();
+    let mut c = vec![0i64; QUANTIZE_NBUCKETS];
+    c[QUANTIZE_ZERO_BUCKET + 1] = 1;
+    c[QUANTIZE_ZERO_BUCKET + 2] = 2;
+    aggs.add(1, vec![0; 8], vec![words(&c)]);
+    let d = one_clause(vec![], vec![agg(1, "", AggFunc::Quantize, vec![], 8)]);
+    let mut o = ConsumerOptions::default();
+    o.aggzoom = true;
+    let (out, ..) = run(d, o, &[], &mut aggs, true).unwrap();
+    let bars: Vec<usize> = out
+        .lines()
+        .filter(|l| l.contains('|'))
+        .map(|l| l.matches('@').count())
+        .collect();
+    assert_eq!(bars, vec![0, 19, 38, 0]);
 }

@@ -74,6 +74,13 @@ impl Session {
             aggsortkeypos: options.aggsortkeypos.unwrap_or(0),
             rawbytes: options.rawbytes,
             aggpack: options.aggpack,
+            aggzoom: options.aggzoom,
+            // libdtrace packs with UTF-8 blocks unless the terminal is one it
+            // knows to be ASCII-only.
+            utf8: !matches!(
+                std::env::var("TERM").as_deref(),
+                Ok("sun") | Ok("sun-color") | Ok("dumb")
+            ),
             testing: options.testing,
         };
         Ok(Session {
