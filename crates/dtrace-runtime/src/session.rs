@@ -223,13 +223,15 @@ impl Session {
         let entries = m
             .entries()
             .map_err(|e| RuntimeError::Io(format!("cannot read aggregation: {e}")))?;
+        // The map is shared: keep this aggregation's keys, without their prefix.
         Ok(entries
             .into_iter()
-            .map(|(k, v)| {
-                (
-                    k,
+            .filter_map(|(k, v)| {
+                let tuple = strip_agg_prefix(agg_id, &k)?.to_vec();
+                Some((
+                    tuple,
                     map::percpu_values(&v, size).map(<[u8]>::to_vec).collect(),
-                )
+                ))
             })
             .collect())
     }
@@ -244,8 +246,12 @@ impl Session {
         };
         let err = |e: map::MapError| RuntimeError::Io(format!("cannot clear aggregation: {e}"));
         let zero = vec![0u8; m.value_buf_size()];
-        for k in m.keys().map_err(err)? {
-            match m.update(&k, &zero, map::UpdateFlags::Exist) {
+        let keys = m.keys().map_err(err)?;
+        for k in keys
+            .iter()
+            .filter(|k| strip_agg_prefix(agg_id, k).is_some())
+        {
+            match m.update(k, &zero, map::UpdateFlags::Exist) {
                 Ok(()) => {}
                 // ENOENT: the key was removed since the key list was read.
                 Err(map::MapError::Op {
@@ -263,10 +269,19 @@ impl Session {
         let Some(m) = self.agg_maps.get(&agg_id).and_then(|i| self.maps.get(*i)) else {
             return Ok(());
         };
-        m.delete(key)
+        let mut k = u64::from(agg_id).to_ne_bytes().to_vec();
+        k.extend_from_slice(key);
+        m.delete(&k)
             .map(|_| ())
             .map_err(|e| RuntimeError::Io(format!("cannot truncate aggregation: {e}")))
     }
+}
+
+/// The key tuple of a shared aggregation map's key, if the key is `agg_id`'s.
+fn strip_agg_prefix(agg_id: u32, key: &[u8]) -> Option<&[u8]> {
+    let n = dtrace_codegen::AGG_KEY_PREFIX as usize;
+    let id = u64::from_ne_bytes(key.get(..n)?.try_into().ok()?);
+    (id == u64::from(agg_id)).then(|| key.get(n..)).flatten()
 }
 
 fn put_u64(buf: &mut [u8], at: usize, v: u64) {
