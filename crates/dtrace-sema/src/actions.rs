@@ -241,6 +241,10 @@ impl<'a> Checker<'a> {
             return Err(not_aggfunc(name, rhs.span));
         };
         if !is_aggfunc(func) {
+            // An unknown function is reported as such (D_FUNC_UNDEF) first.
+            if !is_action(func) {
+                self.expr(rhs)?;
+            }
             return Err(not_aggfunc(name, rhs.span));
         }
         let keys = self.keys(index)?;

@@ -84,3 +84,47 @@ impl<'a> Checker<'a> {
         Ok(TStmt::AggControl { op, agg, arg })
     }
 }
+
+/// Statements that name an aggregation without applying an aggregating function
+/// (`@a;`, `@a[1];`), and aggregations indexed twice (`@a[0][1] = ...`).
+pub(crate) fn misuse(e: &ast::Expr) -> Option<Diagnostic> {
+    fn agg_name(e: &ast::Expr) -> Option<&str> {
+        match &e.kind {
+            K::Agg(n) => Some(n),
+            K::Index { base, .. } => match &base.kind {
+                K::Agg(n) => Some(n),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    let mdim = |e: &ast::Expr| -> Option<Diagnostic> {
+        let K::Index { base, .. } = &e.kind else {
+            return None;
+        };
+        let name = match &base.kind {
+            K::Index { base: inner, .. } => match &inner.kind {
+                K::Agg(n) => n,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some(Diagnostic::new(
+            Tag::D_AGG_MDIM,
+            e.span,
+            format!("improper attempt to reference @{name} as a multi-dimensional array"),
+        ))
+    };
+    match &e.kind {
+        K::Assign { lhs, .. } => mdim(lhs),
+        _ => mdim(e).or_else(|| {
+            agg_name(e).map(|name| {
+                Diagnostic::new(
+                    Tag::D_AGG_NULL,
+                    e.span,
+                    format!("expression has null effect: @{name}"),
+                )
+            })
+        }),
+    }
+}

@@ -206,6 +206,9 @@ impl<'a> Checker<'a> {
 
     fn expr_stmt(&mut self, e: &ast::Expr, out: &mut Vec<TStmt>) -> R<()> {
         use ast::ExprKind as K;
+        if let Some(d) = crate::aggctl::misuse(e) {
+            return Err(d);
+        }
         match &e.kind {
             K::Call { func, args } if crate::actions::is_action(func) => {
                 out.push(self.action(func, args, e.span)?);
