@@ -190,6 +190,8 @@ pub struct Row {
     pub key: Vec<u8>,
     pub keys: Vec<Value>,
     pub values: Vec<Option<AggValue>>,
+    /// With `aggpercpu`: each aggregation's value on each CPU, by CPU index.
+    pub per_cpu: Vec<Vec<AggValue>>,
 }
 
 impl AggValue {
@@ -248,6 +250,14 @@ pub fn collect_rows(
     for (pos, agg) in aggs.iter().enumerate() {
         for (key, per_cpu) in source.snapshot(agg.id) {
             let value = merge(&agg.func, &per_cpu)?;
+            let cpus = if opts.aggpercpu {
+                per_cpu
+                    .iter()
+                    .map(|v| merge(&agg.func, std::slice::from_ref(v)))
+                    .collect::<Result<Vec<_>, _>>()?
+            } else {
+                Vec::new()
+            };
             if !by_key.contains_key(&key) {
                 let keys = agg
                     .keys
@@ -261,11 +271,17 @@ pub fn collect_rows(
                         key: key.clone(),
                         keys,
                         values: vec![None; aggs.len()],
+                        per_cpu: vec![Vec::new(); aggs.len()],
                     },
                 );
             }
-            if let Some(slot) = by_key.get_mut(&key).and_then(|r| r.values.get_mut(pos)) {
-                *slot = Some(value);
+            if let Some(row) = by_key.get_mut(&key) {
+                if let Some(slot) = row.values.get_mut(pos) {
+                    *slot = Some(value);
+                }
+                if let Some(slot) = row.per_cpu.get_mut(pos) {
+                    *slot = cpus;
+                }
             }
         }
     }
@@ -339,6 +355,11 @@ pub fn print_rows(
         for (i, (agg, v)) in aggs.iter().zip(row.values.iter()).enumerate() {
             let normal = normals.get(i).copied().unwrap_or(1);
             print_value(&agg.func, v.as_ref(), normal, opts.aggzoom, out);
+            // aggpercpu: each CPU's own value after the total.
+            for (cpu, cv) in row.per_cpu.get(i).into_iter().flatten().enumerate() {
+                out.extend_from_slice(format!("\n    [CPU {cpu}]").as_bytes());
+                print_value(&agg.func, Some(cv), normal, opts.aggzoom, out);
+            }
         }
         out.push(b'\n');
     }

@@ -19,6 +19,8 @@ pub struct ConsumerOptions {
     pub aggpack: bool,
     /// `aggzoom`: distribution bars scale to the largest bucket, not the total.
     pub aggzoom: bool,
+    /// `aggpercpu`: each row also shows every CPU's own value (`[CPU n]`).
+    pub aggpercpu: bool,
     /// Packed histograms may use UTF-8 block characters (the terminal is not
     /// one dtrace knows to be ASCII-only).
     pub utf8: bool,

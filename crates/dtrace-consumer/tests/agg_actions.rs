@@ -347,3 +347,23 @@ fn aggzoom_scales_bars_to_the_largest_bucket() {
         .collect();
     assert_eq!(bars, vec![0, 19, 38, 0]);
 }
+
+#[test]
+fn aggpercpu_shows_each_cpus_value_under_the_total() {
+    let mut aggs = Aggs::default();
+    aggs.add(1, ikey(7), vec![words(&[2]), words(&[5])]);
+    let d = one_clause(
+        vec![],
+        vec![agg(1, "a", AggFunc::Count, vec![int(0, 4, true)], 8)],
+    );
+    let mut o = ConsumerOptions::default();
+    o.aggpercpu = true;
+    let (out, ..) = run(d, o, &[], &mut aggs, true).unwrap();
+    assert_eq!(
+        out,
+        format!(
+            " {:>8} {:>16}\n    [CPU 0] {:>16}\n    [CPU 1] {:>16}\n",
+            7, 7, 2, 5
+        )
+    );
+}

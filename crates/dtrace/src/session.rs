@@ -75,6 +75,7 @@ impl Session {
             rawbytes: options.rawbytes,
             aggpack: options.aggpack,
             aggzoom: options.aggzoom,
+            aggpercpu: options.aggpercpu,
             // libdtrace packs with UTF-8 blocks unless the terminal is one it
             // knows to be ASCII-only.
             utf8: !matches!(
