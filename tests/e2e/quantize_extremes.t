@@ -3,7 +3,6 @@ args: -qn 'this long long v; BEGIN { this->v = 0x7fffffffffffffffLL; @["m"] = qu
 status: 0
 stdout:
 
-
   m                                                 
            value  ------------- Distribution ------------- count    
                0                     |                     0        
