@@ -143,6 +143,9 @@ impl<'a> Checker<'a> {
                 rest = &args[1..];
             }
         }
+        if args.is_empty() {
+            return Err(proto_len("printa", 0, "at least 1", span));
+        }
         if rest.is_empty() {
             return Err(Diagnostic::new(
                 Tag::D_PRINTA_PROTO,
@@ -175,6 +178,20 @@ impl<'a> Checker<'a> {
             aggs.push(*id);
         }
         self.printa_keys_match(&aggs, rest)?;
+        if let (Some(f), Some(first)) = (&format, aggs.first()) {
+            let nkeys = self
+                .out
+                .aggs
+                .get(*first as usize)
+                .map_or(0, |a| a.keys.len());
+            if let Some((n, text)) = crate::aggctl::printa_missing_key(f, nkeys) {
+                return Err(Diagnostic::new(
+                    Tag::D_PRINTF_ARG_PROTO,
+                    span,
+                    format!("printa( ) prototype mismatch: conversion #{n} (%{text}) is missing a corresponding value argument"),
+                ));
+            }
+        }
         Ok(TStmt::Printa { format, aggs })
     }
 

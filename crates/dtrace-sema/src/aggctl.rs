@@ -128,3 +128,47 @@ pub(crate) fn misuse(e: &ast::Expr) -> Option<Diagnostic> {
         }),
     }
 }
+
+/// printa()'s format takes the keys with its ordinary conversions (and `*`
+/// widths) and the values with `%@` ones: an ordinary conversion past the last
+/// key has no value (D_PRINTF_ARG_PROTO). Returns that conversion's number and
+/// text.
+pub(crate) fn printa_missing_key(fmt: &str, nkeys: usize) -> Option<(usize, String)> {
+    let b = fmt.as_bytes();
+    let (mut i, mut number, mut used) = (0, 0, 0);
+    while i < b.len() {
+        if b[i] != b'%' {
+            i += 1;
+            continue;
+        }
+        if b.get(i + 1) == Some(&b'%') {
+            i += 2;
+            continue;
+        }
+        let start = i + 1;
+        i += 1;
+        number += 1;
+        let mut value = false;
+        let mut stars = 0;
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'@' => value = true,
+                b'*' => stars += 1,
+                b'-' | b'+' | b' ' | b'#' | b'0'..=b'9' | b'.' | b'\'' | b'?' => {}
+                b'h' | b'l' | b'L' | b'z' | b'j' | b't' => {}
+                _ => break,
+            }
+            i += 1;
+        }
+        i += 1;
+        used += stars;
+        if !value {
+            used += 1;
+        }
+        if used > nkeys {
+            let text = String::from_utf8_lossy(b.get(start..i.min(b.len())).unwrap_or(&[]));
+            return Some((number, text.into_owned()));
+        }
+    }
+    None
+}
