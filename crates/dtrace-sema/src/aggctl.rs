@@ -172,3 +172,23 @@ pub(crate) fn printa_missing_key(fmt: &str, nkeys: usize) -> Option<(usize, Stri
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::printa_missing_key;
+
+    #[test]
+    fn printa_formats_take_keys_then_values() {
+        assert_eq!(printa_missing_key("%d %@d\n", 1), None);
+        assert_eq!(printa_missing_key("%8@d %@u %%\n", 0), None);
+        assert_eq!(
+            printa_missing_key("%d %@d\n", 0),
+            Some((1, "d".to_string()))
+        );
+        // A `*` width takes a key too.
+        assert_eq!(
+            printa_missing_key("%s %*d %@d", 2),
+            Some((2, "*d".to_string()))
+        );
+    }
+}
