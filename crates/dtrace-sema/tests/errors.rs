@@ -338,3 +338,10 @@ fn guide_conformance() {
     let p = run("BEGIN { x = 'a'; }").expect("compiles");
     assert_eq!(p.globals[0].ty.size(), 4);
 }
+
+#[test]
+fn predicate_may_use_variables_the_actions_create() {
+    // dtrace types a clause's actions before its predicate.
+    assert!(run("BEGIN /i < 10/ { @ = sum(i++); }").is_ok());
+    assert_eq!(err("BEGIN /nope/ { trace(1); }").0, Tag::D_IDENT_UNDEF);
+}
