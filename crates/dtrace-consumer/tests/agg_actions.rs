@@ -243,8 +243,10 @@ fn aggsortrev_reverses_the_aggregations_at_exit() {
             agg(2, "b", AggFunc::Sum, vec![int(0, 4, true)], 8),
         ],
     );
-    let mut o = ConsumerOptions::default();
-    o.aggsortrev = true;
+    let o = ConsumerOptions {
+        aggsortrev: true,
+        ..Default::default()
+    };
     let (out, ..) = run(d, o, &[], &mut aggs, true).unwrap();
     assert_eq!(out, format!("{}{}", row(2, 2), row(1, 1)));
 }
@@ -260,8 +262,10 @@ fn narrow_signed_keys_sort_and_print_as_dtrace_does() {
         kb.resize(8, 0);
         aggs.add(1, kb, vec![words(&[k as i64])]);
     }
-    let mut o = ConsumerOptions::default();
-    o.aggsortkey = true;
+    let o = ConsumerOptions {
+        aggsortkey: true,
+        ..Default::default()
+    };
     let (out, ..) = run(one_clause(vec![], vec![a]), o, &[], &mut aggs, true).unwrap();
     assert_eq!(
         out,
@@ -294,8 +298,10 @@ fn aggpack_prints_one_line_per_key_under_one_header() {
         vec![],
         vec![agg(1, "q", AggFunc::Quantize, vec![int(0, 4, true)], 8)],
     );
-    let mut o = ConsumerOptions::default();
-    o.aggpack = true;
+    let mut o = ConsumerOptions {
+        aggpack: true,
+        ..Default::default()
+    };
     let (out, ..) = run(d.clone(), o.clone(), &[], &mut aggs, true).unwrap();
     assert_eq!(
         out,
@@ -317,8 +323,10 @@ fn aggpack_lquantize_shows_every_bucket() {
     let mut aggs = Aggs::default();
     aggs.add(1, vec![0; 8], vec![words(&[0, 0, 4, 0, 0, -2])]);
     let d = one_clause(vec![], vec![agg(1, "", f, vec![], 8)]);
-    let mut o = ConsumerOptions::default();
-    o.aggpack = true;
+    let o = ConsumerOptions {
+        aggpack: true,
+        ..Default::default()
+    };
     let (out, ..) = run(d, o, &[], &mut aggs, true).unwrap();
     // Negative counts use `vvvvVV`; the count is the sum of the counts.
     assert_eq!(
@@ -337,8 +345,10 @@ fn aggzoom_scales_bars_to_the_largest_bucket() {
     c[QUANTIZE_ZERO_BUCKET + 2] = 2;
     aggs.add(1, vec![0; 8], vec![words(&c)]);
     let d = one_clause(vec![], vec![agg(1, "", AggFunc::Quantize, vec![], 8)]);
-    let mut o = ConsumerOptions::default();
-    o.aggzoom = true;
+    let o = ConsumerOptions {
+        aggzoom: true,
+        ..Default::default()
+    };
     let (out, ..) = run(d, o, &[], &mut aggs, true).unwrap();
     let bars: Vec<usize> = out
         .lines()
@@ -356,8 +366,10 @@ fn aggpercpu_shows_each_cpus_value_under_the_total() {
         vec![],
         vec![agg(1, "a", AggFunc::Count, vec![int(0, 4, true)], 8)],
     );
-    let mut o = ConsumerOptions::default();
-    o.aggpercpu = true;
+    let o = ConsumerOptions {
+        aggpercpu: true,
+        ..Default::default()
+    };
     let (out, ..) = run(d, o, &[], &mut aggs, true).unwrap();
     assert_eq!(
         out,
