@@ -17,10 +17,16 @@
 //!   example above), followed by spaces to 40;
 //! - rows shown: from one bucket before the first non-zero bucket to one after the
 //!   last (the example's 8192 and 262144 rows; `tst.quantize.d.out`'s -1/0/1 for a
-//!   single zero value); with no data, the buckets around zero (quantize) or the
-//!   first three buckets (lquantize/llquantize);
-//! - lquantize's and llquantize's underflow/overflow rows are labelled `< N` and
-//!   `>= N` (`             < 0 |` in `tst.negtruncquant.d.out`).
+//!   single zero value); with no data, the buckets around zero (quantize), the
+//!   first three buckets (lquantize), or the middle bucket and the two after it
+//!   (llquantize);
+//! - lquantize's underflow/overflow rows are labelled `< N` and `>= N`
+//!   (`             < 0 |` in `tst.negtruncquant.d.out`);
+//! - llquantize uses Oracle DTrace 2.x's layout: negative buckets mirror the
+//!   positive ones (`-N`, `<= -MAX`) around the bucket of |value| < factor^low,
+//!   labelled `0` (when that bound is 1), `abs() < N` (when a row before it is
+//!   shown) or `< N`;
+//! - `aggzoom` scales bars to the largest bucket over 0.95 instead of the total.
 //!
 //! When both positive and negative counts occur (negative increments), bars are 20
 //! wide on either side of a centre `|`.
