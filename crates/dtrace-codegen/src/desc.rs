@@ -10,9 +10,10 @@
 //! at the offsets given by its [`EpidDesc`]. Offsets are from the start of the record.
 
 pub use dtrace_sema::aggfunc::{
-    llquantize_bounds, lquantize_nbuckets, quantize_bucket_value, AggKind as AggFunc,
-    QUANTIZE_NBUCKETS, QUANTIZE_ZERO_BUCKET,
+    llquantize_bounds, llquantize_bucket, llquantize_nbuckets, lquantize_nbuckets,
+    quantize_bucket_value, AggKind as AggFunc, QUANTIZE_NBUCKETS, QUANTIZE_ZERO_BUCKET,
 };
+pub use dtrace_sema::AggOp;
 use std::collections::BTreeMap;
 
 /// Size of [`RecordHeader`] in bytes.
@@ -169,6 +170,10 @@ pub enum ActionKind {
         format: Option<String>,
         aggs: Vec<u32>,
     },
+    /// `trunc`/`clear`/`normalize`/`denormalize` of aggregation `agg`: its argument
+    /// (an 8-byte signed field) when the action has one. The consumer applies it to
+    /// its view of the aggregation (and the kernel's data) when it reaches the record.
+    AggControl { op: AggOp, agg: u32 },
     /// `print(expr)`: one `Bytes` field holding the value, printed with its type.
     Print { ty: PrintType },
 }

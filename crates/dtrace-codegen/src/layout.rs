@@ -128,22 +128,34 @@ impl Layout {
         // dctx (size fixed later, when string temporaries are known).
         let dctx = add(MapSpec::new("dt_dctx", MapKind::PercpuArray, 4, 8, 1));
         let strtab = add(MapSpec::new("dt_strtab", MapKind::Array, 4, 8, 1));
+        // Aggregations share one per-CPU hash map per (key size, value size):
+        // a program may use only 64 maps, and a script may have hundreds of
+        // aggregations. Keys start with the aggregation's id (AGG_KEY_PREFIX).
         let mut agg_maps = BTreeMap::new();
+        let mut shared: BTreeMap<(u32, u32), usize> = BTreeMap::new();
         let mut key_size = 8u32;
         let mut zero_size = 8u32;
         for a in &tp.aggs {
             let (_, ks) = tuple_layout(&a.keys);
+            let ks = ks + crate::AGG_KEY_PREFIX;
             key_size = key_size.max(ks);
             let vs = a.kind.value_size();
             zero_size = zero_size.max(vs);
-            let name = format!("dt_agg_{}", if a.name.is_empty() { "_" } else { &a.name });
-            let m = add(MapSpec::new(
-                &name,
-                MapKind::PercpuHash,
-                ks,
-                vs,
-                opts.aggsize.max(1),
-            ));
+            let m = match shared.get(&(ks, vs)) {
+                Some(m) => *m,
+                None => {
+                    let name = format!("dt_agg_{}", shared.len());
+                    let m = add(MapSpec::new(
+                        &name,
+                        MapKind::PercpuHash,
+                        ks,
+                        vs,
+                        opts.aggsize.max(1),
+                    ));
+                    shared.insert((ks, vs), m);
+                    m
+                }
+            };
             agg_maps.insert(a.id, m);
         }
         let mut stage_size = 8u32;

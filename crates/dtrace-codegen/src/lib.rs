@@ -62,6 +62,11 @@ use std::collections::BTreeMap;
 /// `BPF_F_RDONLY_PROG`: programs may only read the map.
 pub const BPF_F_RDONLY_PROG: u32 = 1 << 7;
 
+/// Aggregation map keys start with the aggregation's id (a native-endian u64),
+/// then its key tuple; maps are shared by the aggregations of one key and value
+/// size (`CompiledProgram::agg_maps` names each aggregation's map).
+pub const AGG_KEY_PREFIX: u32 = 8;
+
 /// Record header flags: bit `i` (for `i < 31`) is set when action `i` of the
 /// clause was executed (actions under an `if` may be skipped; skipped actions'
 /// fields are zero). Bit 31 is set on every record so the consumer can tell the

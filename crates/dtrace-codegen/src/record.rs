@@ -106,6 +106,10 @@ impl RecordPlan {
                     },
                     Vec::new(),
                 )),
+                TStmt::AggControl { op, agg, arg } => {
+                    let fs = arg.iter().map(|a| self.field(&a.ty)).collect();
+                    Some((ActionKind::AggControl { op: *op, agg: *agg }, fs))
+                }
                 TStmt::Expr(_) | TStmt::AggUpdate { .. } => None,
             };
             if let Some((kind, fields)) = kind_fields {

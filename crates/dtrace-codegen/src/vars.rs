@@ -135,8 +135,13 @@ impl<'a> Gen<'a> {
     /// Write a key tuple into the dctx key area: zeroed, then each field at its
     /// natural offset (strings NUL-padded to the slot's capacity).
     pub fn build_key(&mut self, proto: &[Ty], keys: &[TExpr], vals: &[Val]) {
+        self.build_key_at(0, proto, keys, vals);
+    }
+
+    /// [`Gen::build_key`] with the tuple `skip` bytes into the key area.
+    pub fn build_key_at(&mut self, skip: u32, proto: &[Ty], keys: &[TExpr], vals: &[Val]) {
         let (offs, size) = tuple_layout(proto);
-        let base = self.l.key_area as i16;
+        let base = (self.l.key_area + skip) as i16;
         self.zero(DCTX, base, size);
         for ((p, off), (k, v)) in proto.iter().zip(offs).zip(keys.iter().zip(vals)) {
             let o = base + off as i16;

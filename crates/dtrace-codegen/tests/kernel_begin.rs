@@ -200,7 +200,6 @@ fn aggregations_count_sum_quantize() {
     assert_eq!(s.agg_words(&cp, 6, &zero), Some(vec![2, 8]));
     assert_eq!(s.agg_words(&cp, 7, &zero), Some(vec![2, -2, 20, 0]));
     let ll = s.agg_words(&cp, 8, &zero).unwrap();
-    let bounds = dtrace_codegen::desc::llquantize_bounds(10, 0, 3, 10);
-    let i = bounds.iter().rposition(|b| 150 >= *b).unwrap();
+    let i = dtrace_codegen::desc::llquantize_bucket(10, 0, 3, 10, 150);
     assert_eq!(ll[i], 1);
 }

@@ -120,12 +120,13 @@ fn aggregation_maps_and_keys() {
     assert_eq!(a.key_size, 24);
     assert_eq!(a.keys[1].offset, 16);
     let m = &cp.maps[cp.agg_maps[&0]];
+    // Map keys carry the aggregation's id (8 bytes) before the tuple.
     assert_eq!(
         (m.kind, m.key_size, m.value_size),
-        (MapKind::PercpuHash, 24, 8)
+        (MapKind::PercpuHash, 32, 8)
     );
     let q = &cp.maps[cp.agg_maps[&1]];
-    assert_eq!((q.key_size, q.value_size), (8, 127 * 8));
+    assert_eq!((q.key_size, q.value_size), (16, 127 * 8));
     assert_eq!(
         cp.desc.aggs[&2].func,
         AggFunc::Lquantize {
@@ -135,6 +136,10 @@ fn aggregation_maps_and_keys() {
         }
     );
     assert_eq!(cp.maps[cp.agg_maps[&2]].value_size, 7 * 8);
+    // Aggregations of one key and value size share a map.
+    let cp2 = compile_src("BEGIN { @a[1] = sum(1); @b[2] = count(); @c[3] = avg(3); }");
+    assert_eq!(cp2.agg_maps[&0], cp2.agg_maps[&1]);
+    assert_ne!(cp2.agg_maps[&0], cp2.agg_maps[&2]);
     // Aggregation-only clauses emit no record; the EPID still describes it.
     assert!(cp.desc.epids[&1].actions.is_empty());
     assert_eq!(map_kind_count(&cp, MapKind::Ringbuf), 1);

@@ -14,8 +14,8 @@
 use crate::consume::ConsumeError;
 use crate::options::ConsumerOptions;
 use crate::printf::{AggArg, Format};
-use crate::quantize;
 use crate::value::{decode, mask, read_i64, read_uint, sign_extend, Value};
+use crate::{packed, quantize};
 use dtrace_codegen::desc::{AggDesc, AggFunc};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -26,6 +26,13 @@ pub trait AggSource {
     /// All entries of aggregation `agg_id` now: each key's bytes and that key's
     /// value bytes on every CPU.
     fn snapshot(&mut self, agg_id: u32) -> Vec<(Vec<u8>, Vec<Vec<u8>>)>;
+
+    /// `clear()`: zero every value of aggregation `agg_id` on every CPU, keeping
+    /// its keys, so that later snapshots count from zero.
+    fn clear(&mut self, agg_id: u32);
+
+    /// `trunc()`: remove one key (and its values) from aggregation `agg_id`.
+    fn remove(&mut self, agg_id: u32, key: &[u8]);
 }
 
 /// A merged aggregation value.
@@ -96,9 +103,9 @@ impl AggValue {
                 };
                 a.total_cmp(&b)
             }
-            (AggValue::Dist(a), AggValue::Dist(b)) => {
-                quantize::weight(func, a).cmp(&quantize::weight(func, b))
-            }
+            (AggValue::Dist(a), AggValue::Dist(b)) => quantize::weight(func, a)
+                .cmp(&quantize::weight(func, b))
+                .then_with(|| quantize::zero_count(func, a).cmp(&quantize::zero_count(func, b))),
             _ => self.scalar().cmp(&other.scalar()),
         }
     }
@@ -136,16 +143,21 @@ pub fn merge(func: &AggFunc, per_cpu: &[Vec<u8>]) -> Result<AggValue, ConsumeErr
         }
         AggFunc::Min | AggFunc::Max => {
             let is_min = matches!(func, AggFunc::Min);
-            // dtrace's initial values when no CPU saw data.
-            let mut best = if is_min { i64::MAX } else { i64::MIN };
+            // A key with no data on any CPU (after clear()) shows 0, as dtrace's
+            // zeroed data does.
+            let mut best: Option<i64> = None;
             for b in per_cpu {
                 if uword(b, 0)? == 0 {
                     continue;
                 }
                 let v = word(b, 1)?;
-                best = if is_min { best.min(v) } else { best.max(v) };
+                best = Some(match best {
+                    None => v,
+                    Some(x) if is_min => x.min(v),
+                    Some(x) => x.max(v),
+                });
             }
-            AggValue::Scalar(best)
+            AggValue::Scalar(best.unwrap_or(0))
         }
         AggFunc::Stddev => {
             let (mut count, mut sum, mut sumsq) = (0u64, 0i64, 0u128);
@@ -174,17 +186,45 @@ pub fn merge(func: &AggFunc, per_cpu: &[Vec<u8>]) -> Result<AggValue, ConsumeErr
 /// One printed row: decoded keys and one value per aggregation being printed.
 #[derive(Debug, Clone)]
 pub struct Row {
+    /// The key's bytes as the kernel stores them.
+    pub key: Vec<u8>,
     pub keys: Vec<Value>,
     pub values: Vec<Option<AggValue>>,
+    /// With `aggpercpu`: each aggregation's value on each CPU, by CPU index.
+    pub per_cpu: Vec<Vec<AggValue>>,
+}
+
+impl AggValue {
+    /// The value as printed after `normalize(@, normal)`: scalars (and avg's and
+    /// stddev's sums) divided by `normal`; distributions keep their counts (the
+    /// printer divides the printed counts, not the bars).
+    pub fn normalized(&self, normal: u64) -> AggValue {
+        if normal <= 1 {
+            return self.clone();
+        }
+        let n = normal.min(i64::MAX as u64) as i64;
+        match *self {
+            AggValue::Scalar(v) => AggValue::Scalar(v / n),
+            AggValue::Avg { count, sum } => AggValue::Avg {
+                count,
+                sum: sum / n,
+            },
+            AggValue::Stddev { count, sum, sumsq } => AggValue::Stddev {
+                count,
+                sum: sum / n,
+                sumsq: sumsq / normal as u128,
+            },
+            AggValue::Dist(ref d) => AggValue::Dist(d.clone()),
+        }
+    }
 }
 
 fn cmp_key(a: &Value, b: &Value) -> Ordering {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) | (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
-        (Value::Int { signed: false, .. }, _) | (Value::Pointer(_), _) => {
-            a.as_u64().cmp(&b.as_u64())
-        }
-        _ => a.as_i64().cmp(&b.as_i64()),
+        // libdtrace compares integer keys as unsigned values of their size, so
+        // negative keys sort after the positive ones.
+        _ => a.as_u64().cmp(&b.as_u64()),
     }
 }
 
@@ -210,6 +250,14 @@ pub fn collect_rows(
     for (pos, agg) in aggs.iter().enumerate() {
         for (key, per_cpu) in source.snapshot(agg.id) {
             let value = merge(&agg.func, &per_cpu)?;
+            let cpus = if opts.aggpercpu {
+                per_cpu
+                    .iter()
+                    .map(|v| merge(&agg.func, std::slice::from_ref(v)))
+                    .collect::<Result<Vec<_>, _>>()?
+            } else {
+                Vec::new()
+            };
             if !by_key.contains_key(&key) {
                 let keys = agg
                     .keys
@@ -220,13 +268,20 @@ pub fn collect_rows(
                 by_key.insert(
                     key.clone(),
                     Row {
+                        key: key.clone(),
                         keys,
                         values: vec![None; aggs.len()],
+                        per_cpu: vec![Vec::new(); aggs.len()],
                     },
                 );
             }
-            if let Some(slot) = by_key.get_mut(&key).and_then(|r| r.values.get_mut(pos)) {
-                *slot = Some(value);
+            if let Some(row) = by_key.get_mut(&key) {
+                if let Some(slot) = row.values.get_mut(pos) {
+                    *slot = Some(value);
+                }
+                if let Some(slot) = row.per_cpu.get_mut(pos) {
+                    *slot = cpus;
+                }
             }
         }
     }
@@ -279,15 +334,57 @@ fn print_key(v: &Value, out: &mut Vec<u8>) {
 }
 
 /// Prints rows without a format (printa without format, and at exit).
-pub fn print_rows(aggs: &[&AggDesc], rows: &[Row], out: &mut Vec<u8>) {
+/// `normals[i]` is aggregation `i`'s normalization factor (1 when not normalized).
+pub fn print_rows(
+    aggs: &[&AggDesc],
+    normals: &[u64],
+    rows: &[Row],
+    opts: &ConsumerOptions,
+    out: &mut Vec<u8>,
+) {
+    if let [agg] = aggs {
+        if opts.aggpack && matches!(agg.func, AggFunc::Quantize | AggFunc::Lquantize { .. }) {
+            print_packed(&agg.func, rows, opts, out);
+            return;
+        }
+    }
     for row in rows {
         for k in &row.keys {
             print_key(k, out);
         }
-        for (agg, v) in aggs.iter().zip(row.values.iter()) {
-            print_value(&agg.func, v.as_ref(), out);
+        for (i, (agg, v)) in aggs.iter().zip(row.values.iter()).enumerate() {
+            let normal = normals.get(i).copied().unwrap_or(1);
+            print_value(&agg.func, v.as_ref(), normal, opts.aggzoom, out);
+            // aggpercpu: each CPU's own value after the total.
+            for (cpu, cv) in row.per_cpu.get(i).into_iter().flatten().enumerate() {
+                out.extend_from_slice(format!("\n    [CPU {cpu}]").as_bytes());
+                print_value(&agg.func, Some(cv), normal, opts.aggzoom, out);
+            }
         }
         out.push(b'\n');
+    }
+}
+
+/// `aggpack`: one header, then one packed line per row.
+fn print_packed(func: &AggFunc, rows: &[Row], opts: &ConsumerOptions, out: &mut Vec<u8>) {
+    let empty = empty_value(func);
+    let counts: Vec<&[i64]> = rows
+        .iter()
+        .map(
+            |r| match r.values.first().and_then(|v| v.as_ref()).unwrap_or(&empty) {
+                AggValue::Dist(c) => c.as_slice(),
+                _ => &[],
+            },
+        )
+        .collect();
+    let Some(first) = rows.first() else {
+        return;
+    };
+    let range = packed::range(func, &counts);
+    out.extend_from_slice(packed::header(func, &first.keys, range.0, range.1).as_bytes());
+    for (row, c) in rows.iter().zip(counts.iter()) {
+        packed::keys(&row.keys, out);
+        packed::row(func, c, range, opts.aggzoom, opts.utf8, out);
     }
 }
 
@@ -300,34 +397,46 @@ fn empty_value(func: &AggFunc) -> AggValue {
     }
 }
 
-fn print_value(func: &AggFunc, v: Option<&AggValue>, out: &mut Vec<u8>) {
+fn print_value(func: &AggFunc, v: Option<&AggValue>, normal: u64, zoom: bool, out: &mut Vec<u8>) {
     let empty = empty_value(func);
     let v = v.unwrap_or(&empty);
     match v {
-        AggValue::Dist(counts) => quantize::render(func, counts, out),
+        AggValue::Dist(counts) => quantize::render(func, counts, normal, zoom, out),
         other => {
-            let n = other.scalar().unwrap_or(0);
+            let n = other.normalized(normal).scalar().unwrap_or(0);
             out.extend_from_slice(format!(" {n:>16}").as_bytes());
         }
     }
 }
 
 /// Prints rows through a printa format: ordinary conversions take the keys in
-/// order, `%@` conversions take the aggregations' values in order.
-pub fn print_rows_formatted(aggs: &[&AggDesc], rows: &[Row], fmt: &Format, out: &mut Vec<u8>) {
+/// order, `%@` conversions take the aggregations' values in order. A row missing
+/// from one of the aggregations shows that aggregation's empty value (0).
+pub fn print_rows_formatted(
+    aggs: &[&AggDesc],
+    normals: &[u64],
+    rows: &[Row],
+    fmt: &Format,
+    zoom: bool,
+    out: &mut Vec<u8>,
+) {
     for row in rows {
         let args: Vec<AggArg> = aggs
             .iter()
             .zip(row.values.iter())
-            .map(|(agg, v)| {
+            .enumerate()
+            .map(|(i, (agg, v))| {
+                let normal = normals.get(i).copied().unwrap_or(1);
                 let empty = empty_value(&agg.func);
                 match v.as_ref().unwrap_or(&empty) {
                     AggValue::Dist(counts) => {
                         let mut text = Vec::new();
-                        quantize::render(&agg.func, counts, &mut text);
+                        quantize::render(&agg.func, counts, normal, zoom, &mut text);
                         AggArg::Rendered(text)
                     }
-                    other => AggArg::Value(Value::i64(other.scalar().unwrap_or(0))),
+                    other => {
+                        AggArg::Value(Value::i64(other.normalized(normal).scalar().unwrap_or(0)))
+                    }
                 }
             })
             .collect();

@@ -8,20 +8,21 @@
 //! - probe line: cpu in 3, probe id in 6, `function:name` right-aligned in 32, then
 //!   one space (`  0      1                           :BEGIN   Hello World...`);
 //!   action output follows on the same line and a newline ends the record;
-//! - trace() of an integer: a space then the value right-aligned in 16 (8-byte),
-//!   8 (4-byte), 5 (2-byte) or 3 (1-byte) columns (`main:foo               100`
-//!   in a `trace(arg0)` example: 17 columns after the probe line);
+//! - trace() of an integer: a space then the value right-aligned in 19 (8-byte),
+//!   10 (4-byte), 5 (2-byte) or 3 (1-byte) columns, signed or not by its D type
+//!   (Oracle DTrace 2.x: `trace((int32_t)-1)` prints `          -1` after the
+//!   probe line's space, `trace((uint32_t)-1)` `  4294967295`);
 //! - trace() of a string: two spaces then the string left-aligned in 33 columns
 //!   (`func:probe2   hello, dtrace                    `);
 //! - with quiet, only the traced data itself: `%d`/`%s`, no padding, no newline.
 
-use crate::aggregate::{collect_rows, print_rows, print_rows_formatted, AggSource};
+use crate::aggregate::{collect_rows, print_rows, print_rows_formatted, AggSource, Row};
 use crate::options::ConsumerOptions;
 use crate::printf::Format;
 use crate::value::{decode, mask, sign_extend, DecodeError, Value};
 use dtrace_codegen::desc::{
-    ActionKind, AggDesc, FaultKind, FaultRecord, ProbeName, ProgramDesc, RecordHeader, EPID_FAULT,
-    FAULT_RECORD_SIZE, HEADER_SIZE,
+    ActionKind, AggDesc, AggOp, FaultKind, FaultRecord, ProbeName, ProgramDesc, RecordHeader,
+    EPID_FAULT, FAULT_RECORD_SIZE, HEADER_SIZE,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -95,6 +96,8 @@ pub struct Consumer {
     printed: BTreeSet<u32>,
     /// Faults seen per CPU since the last [`Consumer::take_errors`].
     errors: BTreeMap<u32, u64>,
+    /// normalize() factors by aggregation id (absent: 1).
+    normals: BTreeMap<u32, u64>,
 }
 
 impl Consumer {
@@ -122,6 +125,7 @@ impl Consumer {
             formats,
             printed: BTreeSet::new(),
             errors: BTreeMap::new(),
+            normals: BTreeMap::new(),
         }
     }
 
@@ -224,14 +228,26 @@ impl Consumer {
                 ActionKind::Printa { format, aggs: ids } => {
                     let descs = agg_descs(&self.desc, ids)?;
                     let rows = collect_rows(&descs, aggs, &self.opts)?;
+                    let normals = normals_of(&self.normals, ids);
                     if format.is_some() {
                         let f = lookup_format(&self.formats, epid, i)?;
-                        print_rows_formatted(&descs, &rows, f, &mut buf);
+                        print_rows_formatted(
+                            &descs,
+                            &normals,
+                            &rows,
+                            f,
+                            self.opts.aggzoom,
+                            &mut buf,
+                        );
                     } else {
                         buf.push(b'\n');
-                        print_rows(&descs, &rows, &mut buf);
+                        print_rows(&descs, &normals, &rows, &self.opts, &mut buf);
                     }
                     printed.extend(ids.iter().copied());
+                }
+                ActionKind::AggControl { op, agg } => {
+                    let arg = vals.first().map(Value::as_i64);
+                    agg_control(&self.desc, &mut self.normals, *op, *agg, arg, aggs)?;
                 }
                 ActionKind::Print { ty } => {
                     if let Some(Value::Bytes(b)) = vals.first() {
@@ -274,18 +290,73 @@ impl Consumer {
         aggs: &mut dyn AggSource,
     ) -> Result<(), ConsumeError> {
         let mut buf = Vec::new();
-        let ids: Vec<u32> = self.desc.aggs.keys().copied().collect();
+        let mut ids: Vec<u32> = self.desc.aggs.keys().copied().collect();
+        // dtrace sorts all the aggregations' rows together, the aggregation
+        // first, so aggsortrev also reverses the order of the aggregations.
+        if self.opts.aggsortrev {
+            ids.reverse();
+        }
         for id in ids {
             if self.printed.contains(&id) {
                 continue;
             }
             let descs = agg_descs(&self.desc, &[id])?;
             let rows = collect_rows(&descs, aggs, &self.opts)?;
-            print_rows(&descs, &rows, &mut buf);
+            let normals = normals_of(&self.normals, &[id]);
+            print_rows(&descs, &normals, &rows, &self.opts, &mut buf);
         }
         out.write_all(&buf)?;
         Ok(())
     }
+}
+
+fn normals_of(normals: &BTreeMap<u32, u64>, ids: &[u32]) -> Vec<u64> {
+    ids.iter()
+        .map(|id| normals.get(id).copied().unwrap_or(1))
+        .collect()
+}
+
+/// Applies trunc()/clear()/normalize()/denormalize() where the record stream
+/// reached it, as libdtrace does: later printa()s (and the output at exit) see
+/// its effect, earlier ones did not.
+fn agg_control(
+    desc: &ProgramDesc,
+    normals: &mut BTreeMap<u32, u64>,
+    op: AggOp,
+    agg: u32,
+    arg: Option<i64>,
+    aggs: &mut dyn AggSource,
+) -> Result<(), ConsumeError> {
+    match op {
+        AggOp::Normalize => {
+            // normalize() by 0 would divide by zero; dtrace ignores it.
+            if let Some(n) = arg.filter(|n| *n > 0) {
+                normals.insert(agg, n as u64);
+            }
+        }
+        AggOp::Denormalize => {
+            normals.remove(&agg);
+        }
+        AggOp::Clear => aggs.clear(agg),
+        AggOp::Trunc => {
+            let descs = agg_descs(desc, &[agg])?;
+            // Ascending by value (ties by key); keep the largest n, or the
+            // smallest |n| when n is negative, and remove the rest.
+            let rows = collect_rows(&descs, aggs, &ConsumerOptions::default())?;
+            let n = arg.unwrap_or(0);
+            let keep = usize::try_from(n.unsigned_abs()).unwrap_or(usize::MAX);
+            let len = rows.len();
+            let removed: Vec<&Row> = if n >= 0 {
+                rows.iter().take(len.saturating_sub(keep)).collect()
+            } else {
+                rows.iter().skip(keep).collect()
+            };
+            for r in removed {
+                aggs.remove(agg, &r.key);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether action `i` of a record ran: with the header's valid bit set, bit `i`
@@ -324,21 +395,20 @@ fn agg_descs<'a>(desc: &'a ProgramDesc, ids: &[u32]) -> Result<Vec<&'a AggDesc>,
 /// Appends one trace()d value.
 fn trace_value(v: &Value, quiet: bool, rawbytes: bool, out: &mut Vec<u8>) {
     let s = match v {
-        Value::Int { bits, size, .. } => {
-            // dtrace prints by size: 8- and 4-byte values as signed, 2- and 1-byte
-            // values as unsigned, whatever the D type's signedness.
-            let n: i64 = match size {
-                1 => mask(*bits, 1) as i64,
-                2 => mask(*bits, 2) as i64,
-                4 => sign_extend(*bits, 4),
-                _ => *bits as i64,
+        Value::Int { bits, size, signed } => {
+            // By the D type: signed types sign-extended, unsigned ones (up to
+            // UINT64_MAX) as they are.
+            let n: i128 = if *signed {
+                sign_extend(*bits, *size) as i128
+            } else {
+                mask(*bits, *size) as i128
             };
             match (quiet, size) {
                 (true, _) => n.to_string(),
                 (false, 1) => format!(" {n:>3}"),
                 (false, 2) => format!(" {n:>5}"),
-                (false, 4) => format!(" {n:>8}"),
-                (false, _) => format!(" {n:>16}"),
+                (false, 4) => format!(" {n:>10}"),
+                (false, _) => format!(" {n:>19}"),
             }
         }
         Value::Pointer(p) => {

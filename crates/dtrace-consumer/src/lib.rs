@@ -12,12 +12,13 @@
 //! - [`consume`]: the per-record driver ([`Consumer`]), probe lines, trace, faults,
 //!   drop messages;
 //! - [`aggregate`]: per-CPU merging, sorting and printing of aggregations;
-//! - [`quantize`]: the ASCII distributions;
+//! - [`quantize`]: the ASCII distributions; [`packed`]: their `aggpack` layout;
 //! - [`options`]: consumer options settable with `-x name=value`.
 
 pub mod aggregate;
 pub mod consume;
 pub mod options;
+pub mod packed;
 pub mod print;
 pub mod printf;
 pub mod printf_check;

@@ -15,8 +15,15 @@ pub struct ConsumerOptions {
     pub aggsortpos: u32,
     /// `aggsortkeypos`: which key (0-based) is compared first.
     pub aggsortkeypos: u32,
-    /// `aggpack`: accepted; packed histograms are not implemented yet.
+    /// `aggpack`: quantize() and lquantize() print packed, one line per key.
     pub aggpack: bool,
+    /// `aggzoom`: distribution bars scale to the largest bucket, not the total.
+    pub aggzoom: bool,
+    /// `aggpercpu`: each row also shows every CPU's own value (`[CPU n]`).
+    pub aggpercpu: bool,
+    /// Packed histograms may use UTF-8 block characters (the terminal is not
+    /// one dtrace knows to be ASCII-only).
+    pub utf8: bool,
     /// `rawbytes`: print traced byte arrays as hex dumps even when they look like strings.
     pub rawbytes: bool,
     /// dtrace(1)'s testing mode (`_DTRACE_TESTING` in the environment): the default

@@ -17,10 +17,16 @@
 //!   example above), followed by spaces to 40;
 //! - rows shown: from one bucket before the first non-zero bucket to one after the
 //!   last (the example's 8192 and 262144 rows; `tst.quantize.d.out`'s -1/0/1 for a
-//!   single zero value); with no data, the buckets around zero (quantize) or the
-//!   first three buckets (lquantize/llquantize);
-//! - lquantize's and llquantize's underflow/overflow rows are labelled `< N` and
-//!   `>= N` (`             < 0 |` in `tst.negtruncquant.d.out`).
+//!   single zero value); with no data, the buckets around zero (quantize), the
+//!   first three buckets (lquantize), or the middle bucket and the two after it
+//!   (llquantize);
+//! - lquantize's underflow/overflow rows are labelled `< N` and `>= N`
+//!   (`             < 0 |` in `tst.negtruncquant.d.out`);
+//! - llquantize uses Oracle DTrace 2.x's layout: negative buckets mirror the
+//!   positive ones (`-N`, `<= -MAX`) around the bucket of |value| < factor^low,
+//!   labelled `0` (when that bound is 1), `abs() < N` (when a row before it is
+//!   shown) or `< N`;
+//! - `aggzoom` scales bars to the largest bucket over 0.95 instead of the total.
 //!
 //! When both positive and negative counts occur (negative increments), bars are 20
 //! wide on either side of a centre `|`.
@@ -36,14 +42,15 @@ struct Buckets {
     labels: Vec<String>,
     /// A representative value of each bucket, for ordering distributions.
     weights: Vec<i128>,
-    /// Index of the bucket holding zero (quantize), used when there is no data.
-    zero: Option<usize>,
+    /// The rows shown when there is no data.
+    empty: (usize, usize),
 }
 
-fn buckets(func: &AggFunc, n: usize) -> Buckets {
+fn buckets(func: &AggFunc, counts: &[i64]) -> Buckets {
+    let n = counts.len();
     let mut labels = Vec::with_capacity(n);
     let mut weights = Vec::with_capacity(n);
-    let mut zero = None;
+    let mut empty = (0, 2.min(n.saturating_sub(1)));
     match *func {
         AggFunc::Lquantize { base, step, .. } => {
             let levels = n.saturating_sub(2) as i128;
@@ -70,24 +77,46 @@ fn buckets(func: &AggFunc, n: usize) -> Buckets {
             high,
             nsteps,
         } => {
+            // Oracle DTrace 2.x's layout (`llquantize_bucket`): negative buckets
+            // mirror the positive ones around the middle bucket `p`, which holds
+            // |value| < factor^low and is labelled `0` when that bound is 1,
+            // `abs() < N` when a negative row is shown, and `< N` otherwise.
             let bounds = llquantize_bounds(factor, low, high, nsteps);
+            let p = bounds.len().saturating_sub(1);
+            let scale = bounds.get(1).copied().unwrap_or(1);
+            let top = bounds.last().copied().unwrap_or(i64::MAX);
+            // dtrace decides after widening the shown rows by one: any data at
+            // or below the middle bucket shows the negative row before it.
+            let negatives = counts.iter().take(p + 1).any(|&c| c != 0);
             for i in 0..n {
-                let b = bounds.get(i).copied().unwrap_or(i64::MAX) as i128;
-                if i == 0 {
-                    let first = bounds.get(1).copied().unwrap_or(0) as i128;
-                    labels.push(format!("< {first}"));
-                    weights.push(first - 1);
+                let (label, w) = if i == p {
+                    let l = if scale <= 1 {
+                        "0".to_string()
+                    } else if negatives {
+                        format!("abs() < {scale}")
+                    } else {
+                        format!("< {scale}")
+                    };
+                    (l, 0)
+                } else if i == 0 {
+                    (format!("<= -{top}"), -(top as i128))
                 } else if i == n - 1 {
-                    labels.push(format!(">= {b}"));
-                    weights.push(b);
+                    (format!(">= {top}"), top as i128)
+                } else if i < p {
+                    let b = bounds.get(p - i).copied().unwrap_or(0) as i128;
+                    (format!("-{b}"), -b)
                 } else {
-                    labels.push(b.to_string());
-                    weights.push(b);
-                }
+                    let b = bounds.get(i - p).copied().unwrap_or(0) as i128;
+                    (b.to_string(), b)
+                };
+                labels.push(label);
+                weights.push(w);
             }
+            empty = (p, (p + 2).min(n.saturating_sub(1)));
         }
         _ => {
-            zero = Some(QUANTIZE_ZERO_BUCKET.min(n.saturating_sub(1)));
+            let z = QUANTIZE_ZERO_BUCKET.min(n.saturating_sub(1));
+            empty = (z.saturating_sub(1), (z + 1).min(n.saturating_sub(1)));
             for i in 0..n {
                 let v = if i < QUANTIZE_NBUCKETS {
                     quantize_bucket_value(i)
@@ -102,12 +131,12 @@ fn buckets(func: &AggFunc, n: usize) -> Buckets {
     Buckets {
         labels,
         weights,
-        zero,
+        empty,
     }
 }
 
 /// The range of buckets dtrace shows: one zero row either side of the used range.
-fn shown_range(counts: &[i64], zero: Option<usize>) -> Option<(usize, usize)> {
+fn shown_range(counts: &[i64], empty: (usize, usize)) -> Option<(usize, usize)> {
     let n = counts.len();
     if n == 0 {
         return None;
@@ -117,17 +146,16 @@ fn shown_range(counts: &[i64], zero: Option<usize>) -> Option<(usize, usize)> {
         counts.iter().rposition(|&c| c != 0),
     ) {
         (Some(first), Some(last)) => Some((first.saturating_sub(1), (last + 1).min(n - 1))),
-        _ => Some(match zero {
-            Some(z) => (z.saturating_sub(1), (z + 1).min(n - 1)),
-            None => (0, 2.min(n - 1)),
-        }),
+        _ => Some(empty),
     }
 }
 
 /// Appends the distribution (header line first, starting with a newline) to `out`.
-/// `counts` are the merged bucket counts laid out as [`AggFunc`] documents.
-pub fn render(func: &AggFunc, counts: &[i64], out: &mut Vec<u8>) {
-    let b = buckets(func, counts.len());
+/// `counts` are the merged bucket counts laid out as [`AggFunc`] documents; the
+/// printed counts are divided by `normal` (normalize()), the bars are not.
+/// With `zoom` (`aggzoom`), bars scale to the largest bucket instead of the total.
+pub fn render(func: &AggFunc, counts: &[i64], normal: u64, zoom: bool, out: &mut Vec<u8>) {
+    let b = buckets(func, counts);
     out.extend_from_slice(
         format!(
             "\n{:>16} {:>41} {:<9}\n",
@@ -135,17 +163,17 @@ pub fn render(func: &AggFunc, counts: &[i64], out: &mut Vec<u8>) {
         )
         .as_bytes(),
     );
-    let Some((first, last)) = shown_range(counts, b.zero) else {
+    let Some((first, last)) = shown_range(counts, b.empty) else {
         return;
     };
     let positives = counts.iter().any(|&c| c > 0);
     let negatives = counts.iter().any(|&c| c < 0);
-    let total: f64 = counts.iter().map(|&c| c.unsigned_abs() as f64).sum();
+    let total = crate::packed::total(counts.get(first..=last).unwrap_or(&[]), zoom);
     for i in first..=last {
         let count = counts.get(i).copied().unwrap_or(0);
         let label = b.labels.get(i).map(String::as_str).unwrap_or("");
         out.extend_from_slice(format!("{label:>16} ").as_bytes());
-        quant_line(count, total, positives, negatives, out);
+        quant_line(count, total, positives, negatives, normal, out);
     }
 }
 
@@ -157,7 +185,15 @@ fn depth(count: i64, total: f64, len: usize) -> usize {
     ((f + 0.5) as usize).min(len)
 }
 
-fn quant_line(count: i64, total: f64, positives: bool, negatives: bool, out: &mut Vec<u8>) {
+fn quant_line(
+    count: i64,
+    total: f64,
+    positives: bool,
+    negatives: bool,
+    normal: u64,
+    out: &mut Vec<u8>,
+) {
+    let shown = count / normal.clamp(1, i64::MAX as u64) as i64;
     let ats = |n: usize| "@".repeat(n);
     let sp = |n: usize| " ".repeat(n);
     let line = if !negatives {
@@ -166,17 +202,17 @@ fn quant_line(count: i64, total: f64, positives: bool, negatives: bool, out: &mu
         } else {
             0
         };
-        format!("|{}{} {count:<9}\n", ats(d), sp(BAR - d))
+        format!("|{}{} {shown:<9}\n", ats(d), sp(BAR - d))
     } else if !positives {
         let d = depth(count, total, BAR);
-        format!("{}{}| {count:<9}\n", sp(BAR - d), ats(d))
+        format!("{}{}| {shown:<9}\n", sp(BAR - d), ats(d))
     } else {
         let half = BAR / 2;
         let d = depth(count, total, half);
         if count <= 0 {
-            format!("{}{}|{} {count:<9}\n", sp(half - d), ats(d), sp(half))
+            format!("{}{}|{} {shown:<9}\n", sp(half - d), ats(d), sp(half))
         } else {
-            format!("{}|{}{} {count:<9}\n", sp(half), ats(d), sp(half - d))
+            format!("{}|{}{} {shown:<9}\n", sp(half), ats(d), sp(half - d))
         }
     };
     out.extend_from_slice(line.as_bytes());
@@ -185,11 +221,25 @@ fn quant_line(count: i64, total: f64, positives: bool, negatives: bool, out: &mu
 /// A key to order distributions by: the sum of each bucket's representative value
 /// times its count.
 pub fn weight(func: &AggFunc, counts: &[i64]) -> i128 {
-    let b = buckets(func, counts.len());
+    let b = buckets(func, counts);
     counts
         .iter()
         .zip(b.weights.iter())
         .fold(0i128, |acc, (&c, &w)| {
             acc.saturating_add((c as i128).saturating_mul(w))
         })
+}
+
+/// The count in the bucket holding zero, if the distribution has one: dtrace
+/// orders distributions of equal [`weight`] by it.
+pub fn zero_count(func: &AggFunc, counts: &[i64]) -> i64 {
+    let i = match *func {
+        AggFunc::Quantize => Some(QUANTIZE_ZERO_BUCKET),
+        AggFunc::Lquantize { base, limit, step } if base <= 0 && 0 < limit && step > 0 => {
+            usize::try_from(-base / step + 1).ok()
+        }
+        AggFunc::Llquantize { .. } => Some(counts.len() / 2),
+        _ => None,
+    };
+    i.and_then(|i| counts.get(i)).copied().unwrap_or(0)
 }

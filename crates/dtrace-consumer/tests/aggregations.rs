@@ -181,8 +181,8 @@ fn integer_and_multi_keys() {
     let out = finish_only(d, Default::default(), &mut aggs);
     let expected = String::new()
         + r#"  bash                                                    100    1099511627776                1
-  sh                                                       -1               42                3
   sh                                                        7               42                3
+  sh                                                       -1               42                3
 "#;
     assert_eq!(out, expected);
 }
@@ -213,7 +213,8 @@ fn sort_options() {
         finish_only(d, Default::default(), &mut aggs),
         rows(&[(2, 10), (3, 10), (-4, 20), (1, 30)])
     );
-    // aggsortkey: by key.
+    // aggsortkey: by key. Integer keys compare as unsigned values of their size
+    // (libdtrace's key comparison), so a negative key sorts after the others.
     let (d, mut aggs) = count_by_int(&data);
     let mut o = ConsumerOptions {
         aggsortkey: true,
@@ -221,14 +222,14 @@ fn sort_options() {
     };
     assert_eq!(
         finish_only(d, o.clone(), &mut aggs),
-        rows(&[(-4, 20), (1, 30), (2, 10), (3, 10)])
+        rows(&[(1, 30), (2, 10), (3, 10), (-4, 20)])
     );
     // aggsortkey + aggsortrev.
     let (d, mut aggs) = count_by_int(&data);
     o.aggsortrev = true;
     assert_eq!(
         finish_only(d, o, &mut aggs),
-        rows(&[(3, 10), (2, 10), (1, 30), (-4, 20)])
+        rows(&[(-4, 20), (3, 10), (2, 10), (1, 30)])
     );
     // aggsortrev alone.
     let (d, mut aggs) = count_by_int(&data);

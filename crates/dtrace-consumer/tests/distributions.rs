@@ -299,24 +299,31 @@ fn lquantize_negative_base() {
 #[test]
 fn llquantize_labels() {
     // llquantize(x, 10, 1, 1, 10): buckets [< 10], 10, 20, ..., 90, [>= 100].
-    // Values 3 (underflow), 25 (bucket 20) and 150 (overflow): every row between
-    // the first and last used bucket is shown; 1 of 3 -> 13 '@'.
+    // Values 3 (below 10), 25 (bucket 20) and 150 (overflow): every row between
+    // the first and last used bucket is shown, with one more on either side (the
+    // first negative bucket, -10, before); 1 of 3 -> 13 '@'.
     let f = AggFunc::Llquantize {
         factor: 10,
         low: 1,
         high: 1,
         nsteps: 10,
     };
-    assert_eq!(f.value_size(), 11 * 8);
-    let mut counts = vec![0i64; 11];
-    counts[0] = 1;
-    counts[2] = 1;
-    counts[10] = 1;
+    // Oracle DTrace 2.x's layout: 10 positive buckets (overflow included),
+    // mirrored for negative values around the |value| < 10 bucket.
+    assert_eq!(f.value_size(), 21 * 8);
+    let mut counts = vec![0i64; 21];
+    for v in [3, 25, 150] {
+        counts[llquantize_bucket(10, 1, 1, 10, v)] = 1;
+    }
+    assert_eq!(llquantize_bucket(10, 1, 1, 10, 3), 10);
+    assert_eq!(llquantize_bucket(10, 1, 1, 10, -25), 8);
+    assert_eq!(llquantize_bucket(10, 1, 1, 10, i64::MIN), 0);
     let mut aggs = Aggs::default();
     aggs.add(1, vec![0; 8], vec![words(&counts)]);
     let expected = "\n".to_string()
         + r#"           value  ------------- Distribution ------------- count    
-            < 10 |@@@@@@@@@@@@@                            1        
+             -10 |                                         0        
+      abs() < 10 |@@@@@@@@@@@@@                            1        
               10 |                                         0        
               20 |@@@@@@@@@@@@@                            1        
               30 |                                         0        

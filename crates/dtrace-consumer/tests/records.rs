@@ -84,8 +84,8 @@ fn trace_string_pads_to_33() {
 
 #[test]
 fn trace_integers_by_size() {
-    // 8-byte: `trace(arg0)` in a USDT example: `  0    643   main:foo               100`
-    // and `func:probe1                 1                2` (two 8-byte traces).
+    // 8-byte values: a space then 19 columns (Oracle DTrace 2.x prints `trace(++x)`
+    // as `:BEGIN` and 20 more columns).
     let desc = program(
         vec![(32, vec![trace(int(16, 8, true)), trace(int(24, 8, true))])],
         vec![(123562, probe("nodeapp1", "mod", "func", "probe1"))],
@@ -94,11 +94,14 @@ fn trace_integers_by_size() {
     let (out, ..) = run(desc, Default::default(), &[r], &mut Aggs::default(), false).unwrap();
     assert_eq!(
         out,
-        format!("{HEADING}  1 123562                      func:probe1                 1                2\n")
+        format!(
+            "{HEADING}  1 123562                      func:probe1  {:>19} {:>19}\n",
+            1, 2
+        )
     );
 
-    // 4-, 2- and 1-byte values: a space and widths 8, 5 and 3; 4-byte values print
-    // signed, 2- and 1-byte values unsigned (dtrace prints trace() data by size).
+    // 4-, 2- and 1-byte values: a space and widths 10, 5 and 3; signed types
+    // print signed (`trace((int8_t)-1)` is `-1`), unsigned ones unsigned.
     let desc = program(
         vec![(
             24,
@@ -117,7 +120,19 @@ fn trace_integers_by_size() {
     let (out, ..) = run(desc, Default::default(), &[r], &mut Aggs::default(), false).unwrap();
     assert_eq!(
         out,
-        format!("{HEADING}  0      1                           :BEGIN        -1 65535 255\n")
+        format!("{HEADING}  0      1                           :BEGIN          -1    -1  -1\n")
+    );
+
+    // Unsigned types keep their maxima: 4294967295 and 18446744073709551615.
+    let desc = program(
+        vec![(32, vec![trace(int(16, 4, false)), trace(int(24, 8, false))])],
+        begin(),
+    );
+    let r = Rec::new(1, 1, 0, 32).i32(16, -1).i64(24, -1).0;
+    let (out, ..) = run(desc, Default::default(), &[r], &mut Aggs::default(), false).unwrap();
+    assert_eq!(
+        out,
+        format!("{HEADING}  0      1                           :BEGIN  4294967295 18446744073709551615\n")
     );
 }
 

@@ -223,16 +223,65 @@ impl Session {
         let entries = m
             .entries()
             .map_err(|e| RuntimeError::Io(format!("cannot read aggregation: {e}")))?;
+        // The map is shared: keep this aggregation's keys, without their prefix.
         Ok(entries
             .into_iter()
-            .map(|(k, v)| {
-                (
-                    k,
+            .filter_map(|(k, v)| {
+                let tuple = strip_agg_prefix(agg_id, &k)?.to_vec();
+                Some((
+                    tuple,
                     map::percpu_values(&v, size).map(<[u8]>::to_vec).collect(),
-                )
+                ))
             })
             .collect())
     }
+}
+
+impl Session {
+    /// `clear()`: zero aggregation `agg_id`'s value on every CPU for every key it
+    /// holds now, keeping the keys. A key deleted meanwhile stays deleted.
+    pub fn agg_clear(&self, agg_id: u32) -> Result<(), RuntimeError> {
+        let Some(m) = self.agg_maps.get(&agg_id).and_then(|i| self.maps.get(*i)) else {
+            return Ok(());
+        };
+        let err = |e: map::MapError| RuntimeError::Io(format!("cannot clear aggregation: {e}"));
+        let zero = vec![0u8; m.value_buf_size()];
+        let keys = m.keys().map_err(err)?;
+        for k in keys
+            .iter()
+            .filter(|k| strip_agg_prefix(agg_id, k).is_some())
+        {
+            match m.update(k, &zero, map::UpdateFlags::Exist) {
+                Ok(()) => {}
+                // ENOENT: the key was removed since the key list was read.
+                Err(map::MapError::Op {
+                    errno: dtrace_sys::Errno(2),
+                    ..
+                }) => {}
+                Err(e) => return Err(err(e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// `trunc()`: remove one key of aggregation `agg_id`.
+    pub fn agg_remove(&self, agg_id: u32, key: &[u8]) -> Result<(), RuntimeError> {
+        let Some(m) = self.agg_maps.get(&agg_id).and_then(|i| self.maps.get(*i)) else {
+            return Ok(());
+        };
+        let mut k = u64::from(agg_id).to_ne_bytes().to_vec();
+        k.extend_from_slice(key);
+        m.delete(&k)
+            .map(|_| ())
+            .map_err(|e| RuntimeError::Io(format!("cannot truncate aggregation: {e}")))
+    }
+}
+
+/// The key tuple of a shared aggregation map's key, if the key is `agg_id`'s.
+fn strip_agg_prefix(agg_id: u32, key: &[u8]) -> Option<&[u8]> {
+    let n = dtrace_codegen::AGG_KEY_PREFIX as usize;
+    let id = u64::from_ne_bytes(key.get(..n)?.try_into().ok()?);
+    (id == u64::from(agg_id)).then(|| key.get(n..)).flatten()
 }
 
 fn put_u64(buf: &mut [u8], at: usize, v: u64) {

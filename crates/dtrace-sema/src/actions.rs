@@ -21,7 +21,7 @@ const AGGFUNCS: &[&str] = &[
 ];
 
 pub(crate) fn is_action(name: &str) -> bool {
-    ACTIONS.contains(&name)
+    ACTIONS.contains(&name) || crate::aggctl::NAMES.contains(&name)
 }
 
 pub(crate) fn is_aggfunc(name: &str) -> bool {
@@ -122,7 +122,8 @@ impl<'a> Checker<'a> {
                     args: targs,
                 })
             }
-            _ => self.printa(args, span),
+            "printa" => self.printa(args, span),
+            _ => self.agg_control(func, args, span),
         }
     }
 
@@ -142,6 +143,9 @@ impl<'a> Checker<'a> {
                 rest = &args[1..];
             }
         }
+        if args.is_empty() {
+            return Err(proto_len("printa", 0, "at least 1", span));
+        }
         if rest.is_empty() {
             return Err(Diagnostic::new(
                 Tag::D_PRINTA_PROTO,
@@ -153,10 +157,15 @@ impl<'a> Checker<'a> {
         for (i, a) in rest.iter().enumerate() {
             let n = i + 1 + usize::from(format.is_some());
             let K::Agg(name) = &a.kind else {
+                // The argument's type, as dtrace names it ("int"), when it has one.
+                let what = match self.expr(a) {
+                    Ok(t) => self.name(&t.ty),
+                    Err(_) => "expression".to_string(),
+                };
                 return Err(Diagnostic::new(
                     Tag::D_PRINTA_AGGARG,
                     a.span,
-                    format!("printa( ) argument #{n} is incompatible with prototype:\n\tprototype: aggregation\n\t argument: expression"),
+                    format!("printa( ) argument #{n} is incompatible with prototype:\n\tprototype: aggregation\n\t argument: {what}"),
                 ));
             };
             let Some(id) = self.aggs.get(name) else {
@@ -168,7 +177,72 @@ impl<'a> Checker<'a> {
             };
             aggs.push(*id);
         }
+        self.printa_keys_match(&aggs, rest)?;
+        if let (Some(f), Some(first)) = (&format, aggs.first()) {
+            let nkeys = self
+                .out
+                .aggs
+                .get(*first as usize)
+                .map_or(0, |a| a.keys.len());
+            if let Some((n, text)) = crate::aggctl::printa_missing_key(f, nkeys) {
+                return Err(Diagnostic::new(
+                    Tag::D_PRINTF_ARG_PROTO,
+                    span,
+                    format!("printa( ) prototype mismatch: conversion #{n} (%{text}) is missing a corresponding value argument"),
+                ));
+            }
+        }
         Ok(TStmt::Printa { format, aggs })
+    }
+
+    /// printa() of several aggregations joins their rows by key: every one must
+    /// have the first one's key signature.
+    fn printa_keys_match(&self, aggs: &[u32], args: &[ast::Expr]) -> R<()> {
+        let info = |id: u32| self.out.aggs.get(id as usize);
+        let Some(first) = aggs.first().and_then(|id| info(*id)) else {
+            return Ok(());
+        };
+        for (i, id) in aggs.iter().enumerate().skip(1) {
+            let Some(other) = info(*id) else { continue };
+            let span = args.get(i).map_or(Span::default(), |a| a.span);
+            let (n0, n1) = (first.keys.len(), other.keys.len());
+            if n0 != n1 {
+                let s = |n: usize| if n == 1 { "" } else { "s" };
+                return Err(Diagnostic::new(
+                    Tag::D_PRINTA_AGGKEY,
+                    span,
+                    format!(
+                        "printa( ): @{} and @{} do not have matching key signatures: @{} has {n0} key{}, @{} has {n1} key{}",
+                        first.name, other.name, first.name, s(n0), other.name, s(n1)
+                    ),
+                ));
+            }
+            for (k, (a, b)) in first.keys.iter().zip(other.keys.iter()).enumerate() {
+                let same = match (a, b) {
+                    (Ty::Str { .. }, Ty::Str { .. }) => true,
+                    _ => self.name(a) == self.name(b),
+                };
+                if !same {
+                    return Err(Diagnostic::new(
+                        Tag::D_PRINTA_AGGPROTO,
+                        span,
+                        format!(
+                            "printa( ): @{}[ ] key #{} is incompatible with @{}:\n{:>9} key #{}: {}\n{:>9} key #{}: {}",
+                            other.name,
+                            k + 1,
+                            first.name,
+                            format!("@{}", first.name),
+                            k + 1,
+                            self.name(a),
+                            format!("@{}", other.name),
+                            k + 1,
+                            self.name(b)
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn agg_assign(&mut self, lhs: &ast::Expr, rhs: &ast::Expr, span: Span) -> R<TStmt> {
@@ -184,6 +258,10 @@ impl<'a> Checker<'a> {
             return Err(not_aggfunc(name, rhs.span));
         };
         if !is_aggfunc(func) {
+            // An unknown function is reported as such (D_FUNC_UNDEF) first.
+            if !is_action(func) {
+                self.expr(rhs)?;
+            }
             return Err(not_aggfunc(name, rhs.span));
         }
         let keys = self.keys(index)?;
@@ -331,7 +409,7 @@ impl<'a> Checker<'a> {
                         "lquantize( ) argument #2 must be a 32-bit quantity",
                     ));
                 }
-                if limit < base {
+                if limit <= base {
                     return Err(Diagnostic::new(
                         Tag::D_LQUANT_MISMATCH,
                         span,
@@ -421,57 +499,77 @@ impl<'a> Checker<'a> {
                 "llquantize( ) argument #1 must be an unsigned 16-bit quantity greater than or equal to 2",
             ));
         }
-        let low = konst(2, Tag::D_LLQUANT_LOWTYPE)?;
+        let low = konst(2, Tag::D_LLQUANT_LMAGTYPE)?;
         if !(0..=u16::MAX as i64).contains(&low) {
             return Err(Diagnostic::new(
-                Tag::D_LLQUANT_LOWVAL,
+                Tag::D_LLQUANT_LMAGVAL,
                 args[2].span,
                 "llquantize( ) argument #2 must be an unsigned 16-bit quantity",
             ));
         }
-        let high = konst(3, Tag::D_LLQUANT_HIGHTYPE)?;
+        let high = konst(3, Tag::D_LLQUANT_HMAGTYPE)?;
         if !(0..=u16::MAX as i64).contains(&high) {
             return Err(Diagnostic::new(
-                Tag::D_LLQUANT_HIGHVAL,
+                Tag::D_LLQUANT_HMAGVAL,
                 args[3].span,
                 "llquantize( ) argument #3 must be an unsigned 16-bit quantity",
             ));
         }
         if high < low {
             return Err(Diagnostic::new(
-                Tag::D_LLQUANT_HIGHVAL,
+                Tag::D_LLQUANT_HMAGVAL,
                 args[3].span,
                 "llquantize( ) argument #3 (high magnitude) must be at least argument #2 (low magnitude)",
             ));
         }
         if (factor as f64).powi(high as i32 + 1) > u64::MAX as f64 {
             return Err(Diagnostic::new(
-                Tag::D_LLQUANT_MAGRANGE,
+                Tag::D_LLQUANT_HMAGVAL,
                 args[3].span,
                 "llquantize( ) argument #3 (high magnitude) will cause overflow of 64 bits",
             ));
         }
-        let nsteps = konst(4, Tag::D_LLQUANT_NSTEPTYPE)?;
-        if !(1..=u16::MAX as i64).contains(&nsteps) {
+        let nsteps = konst(4, Tag::D_LLQUANT_STEPTYPE)?;
+        if nsteps <= 0 {
             return Err(Diagnostic::new(
-                Tag::D_LLQUANT_NSTEPVAL,
+                Tag::D_LLQUANT_STEPTYPE,
+                args[4].span,
+                "llquantize( ) argument #4 must be a non-zero positive integer constant",
+            ));
+        }
+        if nsteps > u16::MAX as i64 {
+            return Err(Diagnostic::new(
+                Tag::D_LLQUANT_STEPVAL,
                 args[4].span,
                 "llquantize( ) argument #4 must be an unsigned 16-bit quantity",
             ));
         }
         if nsteps < factor && factor % nsteps != 0 {
             return Err(Diagnostic::new(
-                Tag::D_LLQUANT_FACTORNSTEPS,
+                Tag::D_LLQUANT_STEPVAL,
                 args[1].span,
                 "llquantize() argument #4 (steps) must evenly divide argument #1 (factor) when steps<factor",
             ));
         }
         if nsteps > factor && nsteps % factor != 0 {
             return Err(Diagnostic::new(
-                Tag::D_LLQUANT_FACTOREVEN,
+                Tag::D_LLQUANT_STEPVAL,
                 args[1].span,
                 "llquantize() argument #4 (steps) must be a multiple of argument #1 (factor) when steps>factor",
             ));
+        }
+        // Steps above the factor must also divide the first magnitude's range:
+        // factor^2 when low is 0, factor^(low+1) otherwise.
+        if nsteps > factor {
+            let span_of = (factor as u128).checked_pow(if low == 0 { 2 } else { low as u32 + 1 });
+            if span_of.map_or(true, |r| r % nsteps as u128 != 0) {
+                let msg = if low == 0 {
+                    "llquantize() argument #4 (steps) must evenly divide the square of argument #1 (factor) when steps>factor and lmag==0"
+                } else {
+                    "llquantize() argument #4 (steps) must evenly divide pow(argument #1 (factor), lmag (argument #2) + 1) when steps>factor and lmag==0"
+                };
+                return Err(Diagnostic::new(Tag::D_LLQUANT_STEPVAL, args[1].span, msg));
+            }
         }
         let incr = match args.get(5) {
             Some(i) if i.ty.is_int() => Some(crate::expr::convert(i.clone(), self.b.int64_t)),
@@ -513,22 +611,46 @@ fn check_same_params(prev: &AggKind, cur: &AggKind, span: Span) -> R<()> {
                 step: s1,
             },
         ) => {
-            let msg = if b0 != b1 {
-                format!("lquantize( ) base (argument #1) doesn't match previous declaration: expected {b0}, found {b1}")
+            let (tag, msg) = if b0 != b1 {
+                (Tag::D_LQUANT_MATCHBASE, format!("lquantize( ) base (argument #1) doesn't match previous declaration: expected {b0}, found {b1}"))
             } else if l0 != l1 {
-                format!("lquantize( ) limit (argument #2) doesn't match previous declaration: expected {l0}, found {l1}")
+                (Tag::D_LQUANT_MATCHLIM, format!("lquantize( ) limit (argument #2) doesn't match previous declaration: expected {l0}, found {l1}"))
             } else if s0 != s1 {
-                format!("lquantize( ) step (argument #3) doesn't match previous declaration: expected {s0}, found {s1}")
+                (Tag::D_LQUANT_MATCHSTEP, format!("lquantize( ) step (argument #3) doesn't match previous declaration: expected {s0}, found {s1}"))
             } else {
                 return Ok(());
             };
-            Err(Diagnostic::new(Tag::D_LQUANT_MISMATCH, span, msg))
+            Err(Diagnostic::new(tag, span, msg))
         }
-        (AggKind::Llquantize { .. }, AggKind::Llquantize { .. }) if prev != cur => {
+        (
+            AggKind::Llquantize {
+                factor: f0,
+                low: l0,
+                high: h0,
+                nsteps: n0,
+            },
+            AggKind::Llquantize {
+                factor: f1,
+                low: l1,
+                high: h1,
+                nsteps: n1,
+            },
+        ) => {
+            let (tag, what, old, new) = if f0 != f1 {
+                (Tag::D_LLQUANT_MATCHFACTOR, "factor (argument #1)", f0, f1)
+            } else if l0 != l1 {
+                (Tag::D_LLQUANT_MATCHLMAG, "lmag (argument #2)", l0, l1)
+            } else if h0 != h1 {
+                (Tag::D_LLQUANT_MATCHHMAG, "hmag (argument #3)", h0, h1)
+            } else if n0 != n1 {
+                (Tag::D_LLQUANT_MATCHSTEPS, "steps (argument #4)", n0, n1)
+            } else {
+                return Ok(());
+            };
             Err(Diagnostic::new(
-                Tag::D_LLQUANT_NSTEPMATCH,
+                tag,
                 span,
-                "llquantize() parameters don't match previous declaration",
+                format!("llquantize() {what} doesn't match previous declaration: expected {old}, found {new}"),
             ))
         }
         _ => Ok(()),

@@ -12,7 +12,8 @@
 /// - `Stddev`: `[count u64, sum i64, sumsq_lo u64, sumsq_hi u64]` (sum of squares is 128-bit)
 /// - `Quantize`: [`QUANTIZE_NBUCKETS`] `i64` bucket counts, see [`quantize_bucket_value`]
 /// - `Lquantize`: `lquantize_nbuckets` `i64` counts: [below base, each step, at/above limit]
-/// - `Llquantize`: `llquantize_bounds(..).len()` `i64` counts, see [`llquantize_bounds`]
+/// - `Llquantize`: [`llquantize_nbuckets`] `i64` counts in Oracle DTrace 2.x's layout,
+///   see [`llquantize_bucket`]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AggKind {
     Count,
@@ -74,7 +75,7 @@ impl AggKind {
                 low,
                 high,
                 nsteps,
-            } => (llquantize_bounds(factor, low, high, nsteps).len() * 8) as u32,
+            } => (llquantize_nbuckets(factor, low, high, nsteps) * 8) as u32,
         }
     }
 
@@ -94,31 +95,64 @@ impl AggKind {
     }
 }
 
-/// Lower bounds of the llquantize() buckets, in order. Bucket 0 is the underflow
-/// bucket (values below `factor^low`, lower bound reported as `i64::MIN`); the last
-/// bucket holds values at or above `factor^(high+1)`.
+/// Lower bounds of the positive llquantize() buckets, in order, after a first
+/// entry `i64::MIN` standing for the values below `factor^low`. As dtrace lays
+/// them out: `factor^low`, then for each magnitude `m` from `low` to `high` the
+/// multiples `k * (factor^(m+1) / nsteps)` for `k` in `nsteps/factor + 1 ..= nsteps`;
+/// the last bound, `factor^(high+1)`, starts the overflow bucket. When `low` is 0
+/// and `nsteps > factor`, magnitude 0 has one bucket per integer `1..factor`.
 pub fn llquantize_bounds(factor: u16, low: u16, high: u16, nsteps: u16) -> Vec<i64> {
     let factor = factor.max(2) as i128;
     let nsteps = nsteps.max(1) as i128;
+    let pow = |e: u32| factor.checked_pow(e).unwrap_or(i128::MAX);
     let mut bounds = vec![i64::MIN];
-    let mut this = factor.checked_pow(low as u32).unwrap_or(i128::MAX);
-    for _mag in low..=high {
-        let next = this.saturating_mul(factor);
-        // nsteps buckets of width next/nsteps cover [0, next); those below `this`
-        // belong to lower magnitudes and are skipped.
-        let width = (next / nsteps).max(1);
-        let mut b = this;
-        while b < next {
-            if b > i64::MAX as i128 {
-                break;
-            }
-            bounds.push(b as i64);
-            b += width;
+    let mut push = |v: i128| {
+        if v <= i64::MAX as i128 && bounds.last().is_some_and(|&l| v > l as i128) {
+            bounds.push(v as i64);
         }
-        this = next;
+    };
+    let mut first_mag = low as u32;
+    if low == 0 && nsteps > factor {
+        for v in 1..=factor {
+            push(v);
+        }
+        first_mag = 1;
+    } else {
+        push(pow(low as u32));
     }
-    if this <= i64::MAX as i128 {
-        bounds.push(this as i64);
+    for mag in first_mag..=high as u32 {
+        let scale = pow(mag + 1) / nsteps;
+        for k in (nsteps / factor + 1)..=nsteps {
+            push(k.saturating_mul(scale));
+        }
     }
     bounds
+}
+
+/// Number of llquantize() buckets in Oracle DTrace 2.x's layout: the positive
+/// buckets of [`llquantize_bounds`] (overflow included) mirrored for negative
+/// values, around one middle bucket for `|value| < factor^low`.
+pub fn llquantize_nbuckets(factor: u16, low: u16, high: u16, nsteps: u16) -> usize {
+    let p = llquantize_bounds(factor, low, high, nsteps).len() - 1;
+    2 * p + 1
+}
+
+/// The bucket of `v` in Oracle DTrace 2.x's llquantize() layout. With `P` positive
+/// buckets: index 0 holds values `<= -factor^(high+1)`, `P - i` the negatives whose
+/// magnitude falls in positive bucket `i`, `P` the values with `|v| < factor^low`,
+/// `P + i` positive bucket `i` (the last one `>= factor^(high+1)`).
+pub fn llquantize_bucket(factor: u16, low: u16, high: u16, nsteps: u16, v: i64) -> usize {
+    let bounds = llquantize_bounds(factor, low, high, nsteps);
+    let p = bounds.len() - 1;
+    let mag = v.unsigned_abs();
+    let i = bounds
+        .iter()
+        .skip(1)
+        .rposition(|b| mag >= *b as u64)
+        .map_or(0, |i| i + 1);
+    if v < 0 {
+        p - i
+    } else {
+        p + i
+    }
 }

@@ -124,7 +124,34 @@ impl<'a> Checker<'a> {
     fn clause(&mut self, cl: &ast::Clause, index: u32, probes: Vec<ProbeInfo>) -> R<TClause> {
         self.probes = probes;
         self.args_used = 0;
-        let predicate = match &cl.predicate {
+        // As dtrace cooks a clause: the actions first, so that variables they
+        // create may appear in the predicate (`/i < 10/ { @ = sum(i++); }`);
+        // when the actions themselves use a name only the predicate creates,
+        // the predicate first.
+        let (predicate, body) = match self.stmts(&cl.body) {
+            Ok(body) => (self.predicate(cl)?, body),
+            Err(e) if cl.predicate.is_some() && undefined_name(&e) => {
+                let p = self.predicate(cl)?;
+                (p, self.stmts(&cl.body)?)
+            }
+            Err(e) => return Err(e),
+        };
+        let (records, _aggs) = count_actions(&body);
+        // DTrace's default action (print the probe) applies only to a clause with no
+        // statements; one that only assigns variables or aggregates records nothing.
+        let empty = cl.body.iter().all(|s| matches!(s, ast::Stmt::Empty(_)));
+        Ok(TClause {
+            index,
+            span: cl.span,
+            predicate,
+            body,
+            args_used: self.args_used,
+            emits_record: records > 0 || empty,
+        })
+    }
+
+    fn predicate(&mut self, cl: &ast::Clause) -> R<Option<TExpr>> {
+        Ok(match &cl.predicate {
             Some(p) => {
                 let e = self.expr(p)?;
                 let e = self.testable(e);
@@ -140,19 +167,6 @@ impl<'a> Checker<'a> {
                 Some(e)
             }
             None => None,
-        };
-        let body = self.stmts(&cl.body)?;
-        let (records, _aggs) = count_actions(&body);
-        // DTrace's default action (print the probe) applies only to a clause with no
-        // statements; one that only assigns variables or aggregates records nothing.
-        let empty = cl.body.iter().all(|s| matches!(s, ast::Stmt::Empty(_)));
-        Ok(TClause {
-            index,
-            span: cl.span,
-            predicate,
-            body,
-            args_used: self.args_used,
-            emits_record: records > 0 || empty,
         })
     }
 
@@ -206,6 +220,9 @@ impl<'a> Checker<'a> {
 
     fn expr_stmt(&mut self, e: &ast::Expr, out: &mut Vec<TStmt>) -> R<()> {
         use ast::ExprKind as K;
+        if let Some(d) = crate::aggctl::misuse(e) {
+            return Err(d);
+        }
         match &e.kind {
             K::Call { func, args } if crate::actions::is_action(func) => {
                 out.push(self.action(func, args, e.span)?);
@@ -266,6 +283,11 @@ impl<'a> Checker<'a> {
 /// String capacity for `len` bytes (NUL included): rounded up to 8, capped at strsize.
 pub(crate) fn str_cap_for(len: u32, opts: &CompileOptions) -> u32 {
     (len.max(1).div_ceil(8) * 8).min(opts.str_cap())
+}
+
+/// Whether a diagnostic is dtrace's "undefined name" (D_IDENT_UNDEF).
+fn undefined_name(d: &Diagnostic) -> bool {
+    matches!(d.tag, Tag::D_IDENT_UNDEF)
 }
 
 fn is_agg_target(lhs: &ast::Expr) -> bool {

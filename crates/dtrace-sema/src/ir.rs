@@ -358,6 +358,13 @@ pub enum TStmt {
         format: Option<String>,
         aggs: Vec<u32>,
     },
+    /// `trunc(@a[, n])`, `clear(@a)`, `normalize(@a, n)`, `denormalize(@a)`: recorded
+    /// with their argument (an int64_t) and applied by the consumer in record order.
+    AggControl {
+        op: AggOp,
+        agg: u32,
+        arg: Option<TExpr>,
+    },
     /// `@a[keys] = func(value [, incr])`.
     AggUpdate {
         agg: u32,
@@ -380,8 +387,22 @@ impl TStmt {
                 | TStmt::Printf { .. }
                 | TStmt::Exit { .. }
                 | TStmt::Printa { .. }
+                | TStmt::AggControl { .. }
         )
     }
+}
+
+/// An action on a whole aggregation, applied by the consumer (as libdtrace does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggOp {
+    /// Keep the `n` largest values (the `|n|` smallest when `n < 0`); none when absent.
+    Trunc,
+    /// Zero every value, keeping the keys.
+    Clear,
+    /// Divide printed values by `n`.
+    Normalize,
+    /// Undo normalize().
+    Denormalize,
 }
 
 /// One clause, typed.

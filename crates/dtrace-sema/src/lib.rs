@@ -9,6 +9,7 @@
 //! `elem` (places inside D variables as lvalues: scalar-array elements and
 //! struct/union members of globals, `this->`, `self->` and associative-array
 //! elements),
+//! `aggctl` (trunc, clear, normalize, denormalize),
 //! `ctype` (written types -> C types, D scope then kernel BTF), `decl` (struct,
 //! union, enum, typedef, variable and inline declarations), `ptr` (pointers,
 //! members, kernel memory, `curthread`, `args[]`, kernel symbols, strings from
@@ -18,6 +19,7 @@
 //! the D libraries may call).
 
 mod actions;
+mod aggctl;
 pub mod aggfunc;
 mod check;
 mod ctype;

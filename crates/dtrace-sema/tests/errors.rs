@@ -206,7 +206,7 @@ fn quantize_parameter_errors() {
         )
     );
     assert_eq!(
-        err("BEGIN { @ = lquantize(1, 10, 0); }"),
+        err("BEGIN { @ = lquantize(1, 10, 10); }"),
         (
             Tag::D_LQUANT_MISMATCH,
             "lquantize( ) base (argument #1) must be less than limit (argument #2)".into()
@@ -233,7 +233,7 @@ fn quantize_parameter_errors() {
     );
     assert_eq!(
         err("BEGIN { @ = lquantize(0, 10, 20, 1); @ = lquantize(0, 10, 20, 2); }"),
-        (Tag::D_LQUANT_MISMATCH, "lquantize( ) step (argument #3) doesn't match previous declaration: expected 1, found 2".into())
+        (Tag::D_LQUANT_MATCHSTEP, "lquantize( ) step (argument #3) doesn't match previous declaration: expected 1, found 2".into())
     );
     assert_eq!(
         err("BEGIN { @ = llquantize(1, 1, 0, 2, 10); }").0,
@@ -241,11 +241,22 @@ fn quantize_parameter_errors() {
     );
     assert_eq!(
         err("BEGIN { @ = llquantize(1, 10, 3, 2, 10); }").0,
-        Tag::D_LLQUANT_HIGHVAL
+        Tag::D_LLQUANT_HMAGVAL
     );
     assert_eq!(
         err("BEGIN { @ = llquantize(1, 10, 0, 2, 3); }").0,
-        Tag::D_LLQUANT_FACTORNSTEPS
+        Tag::D_LLQUANT_STEPVAL
+    );
+    // Oracle DTrace's rule for steps above the factor: they must divide
+    // factor^(lmag+1) (factor^2 when lmag is 0).
+    assert_eq!(
+        err("BEGIN { @ = llquantize(1, 10, 2, 6, 80); }").0,
+        Tag::D_LLQUANT_STEPVAL
+    );
+    assert!(run("BEGIN { @ = llquantize(1, 10, 0, 6, 20); }").is_ok());
+    assert_eq!(
+        err("BEGIN { @ = llquantize(1, 10, 0, 6, 0); }").0,
+        Tag::D_LLQUANT_STEPTYPE
     );
     assert_eq!(err("BEGIN { @ = quantize(); }").0, Tag::D_PROTO_LEN);
     let tp = run("BEGIN { @ = lquantize(1, -10, 10, 3); }").unwrap();
@@ -327,4 +338,11 @@ fn guide_conformance() {
     // "Character constants are assigned the type int" ("Constants").
     let p = run("BEGIN { x = 'a'; }").expect("compiles");
     assert_eq!(p.globals[0].ty.size(), 4);
+}
+
+#[test]
+fn predicate_may_use_variables_the_actions_create() {
+    // dtrace types a clause's actions before its predicate.
+    assert!(run("BEGIN /i < 10/ { @ = sum(i++); }").is_ok());
+    assert_eq!(err("BEGIN /nope/ { trace(1); }").0, Tag::D_IDENT_UNDEF);
 }

@@ -30,6 +30,16 @@ impl AggSource for Aggs<'_> {
     fn snapshot(&mut self, agg_id: u32) -> Vec<(Vec<u8>, Vec<Vec<u8>>)> {
         self.0.agg_snapshot(agg_id).unwrap_or_default()
     }
+
+    fn clear(&mut self, agg_id: u32) {
+        // A failure here leaves old values visible; the snapshot that follows
+        // reports the map's state as it is.
+        let _ = self.0.agg_clear(agg_id);
+    }
+
+    fn remove(&mut self, agg_id: u32, key: &[u8]) {
+        let _ = self.0.agg_remove(agg_id, key);
+    }
 }
 
 /// A running tracing session. Dropping it detaches every probe.
@@ -64,6 +74,14 @@ impl Session {
             aggsortkeypos: options.aggsortkeypos.unwrap_or(0),
             rawbytes: options.rawbytes,
             aggpack: options.aggpack,
+            aggzoom: options.aggzoom,
+            aggpercpu: options.aggpercpu,
+            // libdtrace packs with UTF-8 blocks unless the terminal is one it
+            // knows to be ASCII-only.
+            utf8: !matches!(
+                std::env::var("TERM").as_deref(),
+                Ok("sun") | Ok("sun-color") | Ok("dumb")
+            ),
             testing: options.testing,
         };
         Ok(Session {

@@ -63,6 +63,11 @@ impl<'a> Gen<'a> {
                 }
             }
             TStmt::Exit { status } => self.exit_action(status, desc),
+            TStmt::AggControl { arg: Some(a), .. } => {
+                if let Some(f) = desc.fields.first() {
+                    self.store_field(a, f.offset, &f.ty);
+                }
+            }
             // printa() has no fields: the record itself tells the consumer when.
             _ => {}
         }

@@ -1,5 +1,5 @@
-//! Aggregations: one per-CPU hash map per aggregation, keyed by the packed key
-//! tuple. Update: lookup; if absent, insert the zero value (BPF_NOEXIST) and look
+//! Aggregations: per-CPU hash maps shared by the aggregations of one key and
+//! value size, keyed by the aggregation's id (8 bytes) then the packed key tuple. Update: lookup; if absent, insert the zero value (BPF_NOEXIST) and look
 //! up again; then update in place (no atomics: the value is this CPU's).
 
 mod quantize;
@@ -9,7 +9,7 @@ use crate::desc::AggDesc;
 use crate::gen::{Gen, DCTX};
 use crate::layout::{self, tuple_layout};
 use crate::record::value_type;
-use dtrace_bpf::{helper, Insn, JmpOp, Reg};
+use dtrace_bpf::{helper, Insn, JmpOp, Reg, Size};
 use dtrace_sema::{AggInfo, AggKind, TExpr};
 
 const BPF_NOEXIST: i32 = 1;
@@ -50,11 +50,21 @@ impl<'a> Gen<'a> {
         let keyvals = self.eval_keys(keys);
         let val = value.map(|v| self.expr(v));
         let inc = incr.map(|v| self.expr(v));
+        // The key: the aggregation's id, then the key tuple (8 zero bytes when
+        // there are no keys).
+        let prefix = crate::AGG_KEY_PREFIX;
         if keys.is_empty() {
-            self.zero(DCTX, self.l.key_area as i16, 8);
+            self.zero(DCTX, (self.l.key_area + prefix) as i16, 8);
         } else {
-            self.build_key(&info.keys, keys, &keyvals);
+            self.build_key_at(prefix, &info.keys, keys, &keyvals);
         }
+        self.a.emit(Insn::mov64_imm(Reg::R1, agg as i32));
+        self.a.emit(Insn::stx_mem(
+            Size::DW,
+            DCTX,
+            Reg::R1,
+            self.l.key_area as i16,
+        ));
         let have = self.a.label();
         let done = self.a.label();
         self.lookup(map);

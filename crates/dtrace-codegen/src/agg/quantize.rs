@@ -98,10 +98,35 @@ fn search(a: &mut Asm, bounds: &[i64], lo: usize, hi: usize, done: crate::asm::L
     search(a, bounds, mid, hi, done);
 }
 
+/// Oracle DTrace 2.x's layout (see `llquantize_bucket`): the magnitude is looked up
+/// among the positive bounds, then placed right (positive) or left (negative) of
+/// the middle bucket.
 pub fn llquantize(a: &mut Asm, factor: u16, low: u16, high: u16, nsteps: u16) {
     let bounds = llquantize_bounds(factor, low, high, nsteps);
+    let p = bounds.len().saturating_sub(1) as i32;
+    let n = 2 * p as usize + 1;
+    let neg = a.label();
+    let pos_found = a.label();
+    let neg_found = a.label();
+    let neg_max = a.label();
     let done = a.label();
-    search(a, &bounds, 0, bounds.len().max(1), done);
+    a.jmp_imm(JmpOp::Slt, Reg::R5, 0, neg);
+    search(a, &bounds, 0, bounds.len().max(1), pos_found);
+    a.bind(pos_found);
+    a.emit(Insn::alu64_imm(AluOp::Add, Reg::R1, p));
+    a.ja(done);
+    a.bind(neg);
+    a.emit(Insn::neg64(Reg::R5));
+    // -INT64_MIN is itself: the largest magnitude.
+    a.jmp_imm(JmpOp::Slt, Reg::R5, 0, neg_max);
+    search(a, &bounds, 0, bounds.len().max(1), neg_found);
+    a.bind(neg_found);
+    a.emit(Insn::mov64_imm(Reg::R2, p));
+    a.emit(Insn::alu64_reg(AluOp::Sub, Reg::R2, Reg::R1));
+    a.emit(Insn::mov64_reg(Reg::R1, Reg::R2));
+    a.ja(done);
+    a.bind(neg_max);
+    a.emit(Insn::mov64_imm(Reg::R1, 0));
     a.bind(done);
-    bump(a, bounds.len().max(1));
+    bump(a, n);
 }

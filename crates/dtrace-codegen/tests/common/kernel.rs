@@ -118,7 +118,9 @@ impl Session {
         let idx = *cp.agg_maps.get(&agg)?;
         let m = &self.maps[idx];
         let vs = cp.maps[idx].value_size;
-        let buf = m.lookup(key).ok()??;
+        let mut k = u64::from(agg).to_ne_bytes().to_vec();
+        k.extend_from_slice(key);
+        let buf = m.lookup(&k).ok()??;
         let mut sum = vec![0i64; vs as usize / 8];
         for cpu in dtrace_sys::map::percpu_values(&buf, vs) {
             for (i, w) in cpu.chunks(8).enumerate() {

@@ -131,6 +131,20 @@ impl AggSource for Aggs {
     fn snapshot(&mut self, agg_id: u32) -> Vec<(Vec<u8>, Vec<Vec<u8>>)> {
         self.0.get(&agg_id).cloned().unwrap_or_default()
     }
+
+    fn clear(&mut self, agg_id: u32) {
+        for (_, per_cpu) in self.0.entry(agg_id).or_default() {
+            for v in per_cpu {
+                v.iter_mut().for_each(|b| *b = 0);
+            }
+        }
+    }
+
+    fn remove(&mut self, agg_id: u32, key: &[u8]) {
+        if let Some(e) = self.0.get_mut(&agg_id) {
+            e.retain(|(k, _)| k != key);
+        }
+    }
 }
 
 /// Native-endian words.

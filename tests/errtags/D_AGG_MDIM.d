@@ -1,0 +1,4 @@
+BEGIN
+{
+	@counts[0][1] = count();
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	@totals = sum(1);
+	@totals;
+}

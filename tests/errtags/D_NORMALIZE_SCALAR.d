@@ -1,0 +1,5 @@
+BEGIN
+{
+	@a = sum(5);
+	normalize(@a, "two");
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	@total = sum(1);
+	printa("%d %@d\n", @total);
+}

@@ -1,0 +1,6 @@
+int i;
+
+BEGIN
+{
+	trunc(i);
+}
