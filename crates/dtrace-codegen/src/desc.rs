@@ -171,7 +171,19 @@ pub enum ActionKind {
     },
     /// `print(expr)`: one `Bytes` field holding the value, printed with its type.
     Print { ty: PrintType },
+    /// `speculate(id)`: one u64 field, the speculation ID. A record in which it ran
+    /// belongs to that speculation: the consumer holds it back until the commit
+    /// or discard of the ID.
+    Speculate,
+    /// `commit(id)` (`commit` true) or `discard(id)`: one u64 field, the ID in the
+    /// low 32 bits and [`SPEC_DRAINED`] set when this action moved the speculation
+    /// from active to draining (the consumer then prints or drops the held
+    /// records, and frees the ID).
+    CommitDiscard { commit: bool },
 }
+
+/// Bit of a commit/discard field: this action started draining the speculation.
+pub const SPEC_DRAINED: u64 = 1 << 32;
 
 /// A type as `print()` shows it: enough structure to print a value member by member.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -63,6 +63,8 @@ impl<'a> Gen<'a> {
                 }
             }
             TStmt::Exit { status } => self.exit_action(status, desc),
+            TStmt::Speculate { id } => self.speculate_action(id, desc),
+            TStmt::CommitDiscard { id, .. } => self.commit_discard_action(id, desc),
             // printa() has no fields: the record itself tells the consumer when.
             _ => {}
         }
