@@ -226,11 +226,20 @@ impl<'a> Checker<'a> {
                 Ok(())
             }
             _ => {
+                // A destructive subroutine after speculate() is misplaced whatever
+                // its arguments (and even where it is not supported here): report
+                // the clause's first misplacement before looking at the call.
+                if let K::Call { func, .. } = &e.kind {
+                    let kind = crate::speculation::Placed::of_call(func);
+                    self.place_call(func, e.span);
+                    if kind == Some(crate::speculation::Placed::Destructive) {
+                        if let Some(err) = self.spec_flags.error.take() {
+                            return Err(err);
+                        }
+                    }
+                }
                 let t = self.expr(e)?;
                 out.push(TStmt::Expr(t));
-                if let K::Call { func, .. } = &e.kind {
-                    self.place_call(func, e.span);
-                }
                 Ok(())
             }
         }

@@ -13,7 +13,10 @@
 //!   (`D_EXIT_SPEC`); after `commit()`, no data-recording action (`D_DREC_COMM`).
 //!
 //! As in dtrace(1), type errors anywhere in the clause come first: the first
-//! placement error is held until the clause's statements are all checked.
+//! placement error is held until the clause's statements are all checked. The
+//! exception is a call to a destructive subroutine, whose misplacement (or any
+//! earlier one) is reported before the call itself is looked at, so that it is
+//! reported even for the destructive subroutines this implementation lacks.
 
 use crate::check::{Checker, R};
 use crate::ir::*;
