@@ -48,10 +48,13 @@ pub const DROP_SPECUNAVAIL: i32 = 5;
 pub const DROP_SLOTS: u32 = 6;
 
 /// The speculations map (array, key u32 ID 0..=nspec): per ID a u64 state at
-/// [`SPEC_STATE`] and the u64 bytes recorded so far at [`SPEC_BYTES`].
-pub const SPEC_VALUE_SIZE: u32 = 16;
+/// [`SPEC_STATE`], the u64 bytes recorded so far at [`SPEC_BYTES`], and at
+/// [`SPEC_GEN`] the u64 generation, counting the times the ID was handed out
+/// (it tells a record speculated before a drain from one after it).
+pub const SPEC_VALUE_SIZE: u32 = 24;
 pub const SPEC_STATE: i16 = 0;
 pub const SPEC_BYTES: i16 = 8;
+pub const SPEC_GEN: i16 = 16;
 /// Speculation states: free for speculation(), active (speculate() records into
 /// it), draining (committed or discarded; the consumer frees it once it has
 /// consumed the commit or discard record).

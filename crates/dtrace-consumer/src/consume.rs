@@ -153,14 +153,14 @@ impl Consumer {
         let Some((header, epd)) = epd else {
             return self.print_record(bytes, out, errors, aggs);
         };
-        if let Some(id) = speculation::speculation_of(epd, &header, bytes) {
-            self.specs.hold(id, bytes.to_vec());
+        if let Some(spec) = speculation::speculation_of(epd, &header, bytes) {
+            self.specs.hold(spec, bytes.to_vec());
             return Ok(Control::Continue);
         }
         let drained = speculation::drained_by(epd, &header, bytes);
         let control = self.print_record(bytes, out, errors, aggs)?;
         for d in drained {
-            let held = self.specs.drain(d.id);
+            let held = self.specs.drain(d.spec);
             if d.commit {
                 for r in &held {
                     self.print_record(r, out, errors, aggs)?;

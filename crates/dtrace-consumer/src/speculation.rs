@@ -8,22 +8,46 @@
 //! and its contents are thrown away on discard (Dynamic Tracing Guide,
 //! "Speculative Tracing"): so committed output appears where the commit is in
 //! the stream of records, not where the speculative records were traced.
+//!
+//! Records are held by ID and generation (the times the ID was handed out). A
+//! record speculated on another CPU just before the drain, but reserved in the
+//! ring buffer after the commit or discard record, carries the drained
+//! generation: it is dropped (DTrace drops speculative data traced into a
+//! speculation that is being committed or discarded), never mixed into the
+//! ID's next speculation.
 
-use dtrace_codegen::desc::{ActionKind, EpidDesc, RecordHeader, SPEC_DRAINED};
+use dtrace_codegen::desc::{spec_gen, ActionKind, EpidDesc, RecordHeader, SPEC_DRAINED};
 use std::collections::BTreeMap;
+
+/// A speculation: its ID and the generation of that ID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Spec {
+    pub id: u32,
+    pub gen: u32,
+}
+
+impl Spec {
+    fn of(field: u64) -> Spec {
+        Spec {
+            id: field as u32,
+            gen: spec_gen(field),
+        }
+    }
+}
 
 /// What a commit or discard record asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Drained {
-    pub id: u32,
+    pub spec: Spec,
     pub commit: bool,
 }
 
-/// Held speculative records by speculation ID, and the IDs freed since the
-/// last [`Speculations::take_freed`].
+/// Held speculative records by speculation, the last generation drained of
+/// each ID, and the IDs freed since the last [`Speculations::take_freed`].
 #[derive(Debug, Default)]
 pub struct Speculations {
-    held: BTreeMap<u32, Vec<Vec<u8>>>,
+    held: BTreeMap<Spec, Vec<Vec<u8>>>,
+    drained: BTreeMap<u32, u32>,
     freed: Vec<u32>,
 }
 
@@ -38,15 +62,15 @@ fn action_u64(epd: &EpidDesc, flags: u32, i: usize, bytes: &[u8]) -> Option<u64>
     Some(u64::from_ne_bytes(b.try_into().ok()?))
 }
 
-/// The speculation a record belongs to: the ID its `speculate()` recorded.
-pub fn speculation_of(epd: &EpidDesc, header: &RecordHeader, bytes: &[u8]) -> Option<u32> {
+/// The speculation a record belongs to: the one its `speculate()` recorded.
+pub fn speculation_of(epd: &EpidDesc, header: &RecordHeader, bytes: &[u8]) -> Option<Spec> {
     epd.actions
         .iter()
         .enumerate()
         .filter(|(_, a)| a.kind == ActionKind::Speculate)
         .filter_map(|(i, _)| action_u64(epd, header.flags, i, bytes))
-        .map(|v| v as u32)
-        .find(|id| *id != 0)
+        .map(Spec::of)
+        .find(|s| s.id != 0)
 }
 
 /// The speculations this record's commit() and discard() actions drained, in
@@ -60,7 +84,7 @@ pub fn drained_by(epd: &EpidDesc, header: &RecordHeader, bytes: &[u8]) -> Vec<Dr
             ActionKind::CommitDiscard { commit } => {
                 let v = action_u64(epd, header.flags, i, bytes)?;
                 (v & SPEC_DRAINED != 0).then_some(Drained {
-                    id: v as u32,
+                    spec: Spec::of(v),
                     commit,
                 })
             }
@@ -86,16 +110,21 @@ pub fn only_commit_discard(epd: &EpidDesc, flags: u32) -> bool {
 }
 
 impl Speculations {
-    /// Hold a speculative record for speculation `id`.
-    pub fn hold(&mut self, id: u32, record: Vec<u8>) {
-        self.held.entry(id).or_default().push(record);
+    /// Hold a speculative record for `spec`; a record of a speculation already
+    /// drained arrived too late and is dropped.
+    pub fn hold(&mut self, spec: Spec, record: Vec<u8>) {
+        if self.drained.get(&spec.id) == Some(&spec.gen) {
+            return;
+        }
+        self.held.entry(spec).or_default().push(record);
     }
 
-    /// The records held for `id` (oldest first), no longer held; the ID is
+    /// The records held for `spec` (oldest first), no longer held; its ID is
     /// noted as freed.
-    pub fn drain(&mut self, id: u32) -> Vec<Vec<u8>> {
-        self.freed.push(id);
-        self.held.remove(&id).unwrap_or_default()
+    pub fn drain(&mut self, spec: Spec) -> Vec<Vec<u8>> {
+        self.freed.push(spec.id);
+        self.drained.insert(spec.id, spec.gen);
+        self.held.remove(&spec).unwrap_or_default()
     }
 
     /// IDs drained since the last call, for the caller to free in the kernel.
@@ -103,9 +132,9 @@ impl Speculations {
         std::mem::take(&mut self.freed)
     }
 
-    /// Number of records held for `id`.
-    pub fn held(&self, id: u32) -> usize {
-        self.held.get(&id).map_or(0, Vec::len)
+    /// Number of records held for `spec`.
+    pub fn held(&self, spec: Spec) -> usize {
+        self.held.get(&spec).map_or(0, Vec::len)
     }
 }
 
@@ -155,8 +184,8 @@ mod tests {
     #[test]
     fn speculative_records_name_their_id() {
         let e = epd(&[ActionKind::Speculate, ActionKind::Trace]);
-        let (h, b) = record(0, &[3, 7]);
-        assert_eq!(speculation_of(&e, &h, &b), Some(3));
+        let (h, b) = record(0, &[(5 << 32) | 3, 7]);
+        assert_eq!(speculation_of(&e, &h, &b), Some(Spec { id: 3, gen: 5 }));
         // speculate() under an if that did not run: not speculative.
         let valid = dtrace_codegen::RECORD_FLAGS_VALID;
         let (h, b) = record(valid | 0b10, &[3, 7]);
@@ -169,11 +198,11 @@ mod tests {
             ActionKind::CommitDiscard { commit: true },
             ActionKind::CommitDiscard { commit: false },
         ]);
-        let (h, b) = record(0, &[SPEC_DRAINED | 2, 2]);
+        let (h, b) = record(0, &[SPEC_DRAINED | (1 << 32) | 2, 2]);
         assert_eq!(
             drained_by(&e, &h, &b),
             vec![Drained {
-                id: 2,
+                spec: Spec { id: 2, gen: 1 },
                 commit: true
             }]
         );
@@ -187,14 +216,29 @@ mod tests {
 
     #[test]
     fn held_records_come_back_in_order() {
+        let one = Spec { id: 1, gen: 1 };
+        let two = Spec { id: 2, gen: 1 };
         let mut s = Speculations::default();
-        s.hold(1, vec![1]);
-        s.hold(2, vec![2]);
-        s.hold(1, vec![3]);
-        assert_eq!(s.held(1), 2);
-        assert_eq!(s.drain(1), vec![vec![1], vec![3]]);
-        assert_eq!(s.drain(1), Vec::<Vec<u8>>::new());
+        s.hold(one, vec![1]);
+        s.hold(two, vec![2]);
+        s.hold(one, vec![3]);
+        assert_eq!(s.held(one), 2);
+        assert_eq!(s.drain(one), vec![vec![1], vec![3]]);
+        assert_eq!(s.drain(one), Vec::<Vec<u8>>::new());
         assert_eq!(s.take_freed(), vec![1, 1]);
-        assert_eq!(s.held(2), 1);
+        assert_eq!(s.held(two), 1);
+    }
+
+    #[test]
+    fn late_records_of_a_drained_generation_are_dropped() {
+        let mut s = Speculations::default();
+        s.hold(Spec { id: 1, gen: 1 }, vec![1]);
+        assert_eq!(s.drain(Spec { id: 1, gen: 1 }), vec![vec![1]]);
+        // Reserved after the commit, speculated before it: dropped.
+        s.hold(Spec { id: 1, gen: 1 }, vec![2]);
+        assert_eq!(s.held(Spec { id: 1, gen: 1 }), 0);
+        // The ID's next speculation is held apart.
+        s.hold(Spec { id: 1, gen: 2 }, vec![3]);
+        assert_eq!(s.drain(Spec { id: 1, gen: 2 }), vec![vec![3]]);
     }
 }

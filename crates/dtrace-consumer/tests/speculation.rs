@@ -7,6 +7,10 @@ use common::*;
 use dtrace_codegen::desc::{ActionKind, SPEC_DRAINED};
 use dtrace_consumer::{Consumer, ConsumerOptions};
 
+/// Generations 1 and 2 in a speculation field.
+const G1: u64 = 1 << 32;
+const G2: u64 = 2 << 32;
+
 const HEADING: &str = "CPU     ID                    FUNCTION:NAME\n";
 
 /// EPID 1: speculate(id) @16 then printf("%d\n") of an int @24 (32 bytes);
@@ -77,16 +81,21 @@ fn consume(opts: ConsumerOptions, recs: &[Vec<u8>]) -> (String, Vec<u32>) {
 #[test]
 fn commit_prints_held_records_at_the_commit() {
     let recs = [
-        spec(1, 10),
+        spec(G1 | 1, 10),
         plain(),
-        spec(2, 20),
-        spec(1, 11),
-        commit(SPEC_DRAINED | 1),
+        spec(G1 | 2, 20),
+        spec(G1 | 1, 11),
+        commit(SPEC_DRAINED | G1 | 1),
         plain(),
+        // Speculated before the commit, reserved after it: dropped.
+        spec(G1 | 1, 12),
+        // The ID handed out again.
+        spec(G2 | 1, 13),
+        commit(SPEC_DRAINED | G2 | 1),
     ];
     let (out, freed) = consume(quiet(), &recs);
-    assert_eq!(out, "plain\n10\n11\nplain\n");
-    assert_eq!(freed, vec![1]);
+    assert_eq!(out, "plain\n10\n11\nplain\n13\n");
+    assert_eq!(freed, vec![1, 1]);
 }
 
 #[test]
@@ -105,7 +114,7 @@ fn discard_drops_held_records_and_prints_its_own() {
 fn a_commit_that_drained_nothing_does_nothing() {
     // Speculation 3 was not active when committed (0, already draining, or
     // never allocated): its records stay held, and nothing is freed.
-    let recs = [spec(3, 30), commit(3), commit(0)];
+    let recs = [spec(G1 | 3, 30), commit(3), commit(0)];
     let (out, freed) = consume(quiet(), &recs);
     assert_eq!(out, "");
     assert!(freed.is_empty());
@@ -113,7 +122,7 @@ fn a_commit_that_drained_nothing_does_nothing() {
 
 #[test]
 fn commit_only_records_print_no_probe_line() {
-    let recs = [plain(), spec(1, 5), commit(SPEC_DRAINED | 1)];
+    let recs = [plain(), spec(G1 | 1, 5), commit(SPEC_DRAINED | G1 | 1)];
     let (out, _) = consume(ConsumerOptions::default(), &recs);
     let line = "  0      1                           :BEGIN ";
     assert_eq!(out, format!("{HEADING}{line}plain\n\n{line}5\n\n"));

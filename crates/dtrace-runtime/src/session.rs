@@ -4,7 +4,7 @@ use crate::error::RuntimeError;
 use crate::load::{create_map, load_program};
 use dtrace_codegen::layout::{
     DROP_AGG, DROP_DYNVAR, DROP_RINGBUF, DROP_SLOTS, DROP_SPEC, DROP_SPECBUSY, G_STATE,
-    G_WALLTIME_OFFSET, STATE_ACTIVE,
+    G_WALLTIME_OFFSET, SPEC_GEN, STATE_ACTIVE,
 };
 use dtrace_codegen::{Attach, CompiledProgram};
 use dtrace_providers::attach::{attach, Attachment};
@@ -231,9 +231,18 @@ impl Session {
             .maps
             .get(self.spec_map)
             .ok_or_else(|| RuntimeError::Io("compiled program has no speculations map".into()))?;
-        let zero = vec![0u8; m.spec().value_size as usize];
-        m.update(&id.to_ne_bytes(), &zero, dtrace_sys::UpdateFlags::Any)
-            .map_err(|e| RuntimeError::Io(format!("cannot free speculation {id}: {e}")))
+        let key = id.to_ne_bytes();
+        let err = |e| RuntimeError::Io(format!("cannot free speculation {id}: {e}"));
+        // State and byte count to zero; the generation stays (no program writes
+        // a draining entry, so this read-modify-write races with nothing).
+        let mut value = m
+            .lookup(&key)
+            .map_err(err)?
+            .unwrap_or_else(|| vec![0u8; m.spec().value_size as usize]);
+        let keep = SPEC_GEN as usize;
+        value.iter_mut().take(keep).for_each(|b| *b = 0);
+        m.update(&key, &value, dtrace_sys::UpdateFlags::Any)
+            .map_err(err)
     }
 
     /// Every key of aggregation `agg_id` with its per-CPU values.

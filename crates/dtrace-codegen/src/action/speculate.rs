@@ -6,7 +6,9 @@
 
 use crate::desc::{ActionDesc, FaultKind};
 use crate::gen::{Gen, Val, FP_RECORD, FP_SCRATCH};
-use crate::layout::{self, SPEC_ACTIVE, SPEC_BYTES, SPEC_DRAINING, SPEC_FREE, SPEC_STATE};
+use crate::layout::{
+    self, SPEC_ACTIVE, SPEC_BYTES, SPEC_DRAINING, SPEC_FREE, SPEC_GEN, SPEC_STATE,
+};
 use dtrace_bpf::{helper, AluOp, AtomicOp, Insn, JmpOp, Reg, Size};
 use dtrace_sema::TExpr;
 
@@ -52,7 +54,13 @@ impl<'a> Gen<'a> {
                 SPEC_STATE,
             ));
             self.a.jmp_imm(JmpOp::Ne, Reg::R0, SPEC_FREE, not_free);
+            // Ours now: no one else writes the entry until it drains.
             self.a.emit(Insn::st_mem(Size::DW, Reg::R3, SPEC_BYTES, 0));
+            self.a
+                .emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::R3, SPEC_GEN));
+            self.a.emit(Insn::alu64_imm(AluOp::Add, Reg::R1, 1));
+            self.a
+                .emit(Insn::stx_mem(Size::DW, Reg::R3, Reg::R1, SPEC_GEN));
             self.a.emit(Insn::mov64_imm(Reg::R1, id as i32));
             self.put(d, Reg::R1);
             self.a.ja(done);
@@ -98,6 +106,7 @@ impl<'a> Gen<'a> {
         self.a
             .emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::R0, SPEC_STATE));
         self.a.jmp_imm(JmpOp::Ne, Reg::R1, SPEC_ACTIVE, abort);
+        self.merge_gen(Reg::R0, off, 0);
         let fits = self.a.label();
         self.a
             .emit(Insn::mov64_imm(Reg::R1, self.record_size as i32));
@@ -149,12 +158,26 @@ impl<'a> Gen<'a> {
             SPEC_STATE,
         ));
         self.a.jmp_imm(JmpOp::Ne, Reg::R0, SPEC_ACTIVE, done);
+        self.merge_gen(Reg::R3, off, crate::desc::SPEC_DRAINED);
+        self.a.bind(done);
+    }
+
+    /// `record[off] |= generation of the entry at `entry` << 32 | extra`
+    /// (clobbers r1, r2, r4, r5; `entry` must not be one of them).
+    fn merge_gen(&mut self, entry: Reg, off: i16, extra: u64) {
+        self.a
+            .emit(Insn::ldx_mem(Size::DW, Reg::R1, entry, SPEC_GEN));
+        self.a
+            .emit(Insn::alu64_imm(AluOp::And, Reg::R1, 0x7fff_ffff));
+        self.a.emit(Insn::alu64_imm(AluOp::Lsh, Reg::R1, 32));
+        if extra != 0 {
+            self.a.mov_imm(Reg::R4, extra as i64);
+            self.a.emit(Insn::alu64_reg(AluOp::Or, Reg::R1, Reg::R4));
+        }
         self.a
             .emit(Insn::ldx_mem(Size::DW, Reg::R2, Reg::FP, FP_RECORD));
-        self.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::R2, off));
-        self.a.mov_imm(Reg::R3, crate::desc::SPEC_DRAINED as i64);
-        self.a.emit(Insn::alu64_reg(AluOp::Or, Reg::R1, Reg::R3));
-        self.a.emit(Insn::stx_mem(Size::DW, Reg::R2, Reg::R1, off));
-        self.a.bind(done);
+        self.a.emit(Insn::ldx_mem(Size::DW, Reg::R5, Reg::R2, off));
+        self.a.emit(Insn::alu64_reg(AluOp::Or, Reg::R5, Reg::R1));
+        self.a.emit(Insn::stx_mem(Size::DW, Reg::R2, Reg::R5, off));
     }
 }
