@@ -19,9 +19,11 @@ pub struct ClauseCode {
     pub tmp_size: u32,
 }
 
+/// Whether the clause's record should wake the consumer at once: exit() ends
+/// tracing, and a commit() or discard() frees its speculation only once consumed.
 fn has_exit(body: &[TStmt]) -> bool {
     body.iter().any(|s| match s {
-        TStmt::Exit { .. } => true,
+        TStmt::Exit { .. } | TStmt::CommitDiscard { .. } => true,
         TStmt::If { then, els, .. } => has_exit(then) || has_exit(els),
         _ => false,
     })
@@ -37,6 +39,7 @@ pub fn gen_clause(
     let epid = clause.index + 1;
     let plan = RecordPlan::new(&clause.body);
     let mut g = Gen::new(l, tp, opts, probes, epid);
+    g.record_size = plan.size;
     let skip = g.a.label();
     g.a.emit(Insn::mov64_reg(DCTX, Reg::R1));
     if let Some(p) = &clause.predicate {
@@ -107,6 +110,16 @@ pub fn gen_clause(
         g.a.call_helper(helper::RINGBUF_DISCARD);
     }
     g.a.emit(Insn::mov64_imm(Reg::R0, 1));
+    g.a.emit(Insn::exit());
+    // Quiet end of the clause with a reserved record: discard it.
+    let ab = g.abort_body;
+    g.a.bind(ab);
+    if clause.emits_record {
+        g.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
+        g.a.emit(Insn::mov64_imm(Reg::R2, 0));
+        g.a.call_helper(helper::RINGBUF_DISCARD);
+    }
+    g.a.emit(Insn::mov64_imm(Reg::R0, 0));
     g.a.emit(Insn::exit());
     let tmp_size = g.tmp_max;
     ClauseCode {

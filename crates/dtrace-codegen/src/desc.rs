@@ -176,6 +176,24 @@ pub enum ActionKind {
     AggControl { op: AggOp, agg: u32 },
     /// `print(expr)`: one `Bytes` field holding the value, printed with its type.
     Print { ty: PrintType },
+    /// `speculate(id)`: one u64 field, the speculation ID (bits 0-31) and its
+    /// generation (bits 32-62, see [`spec_gen`]). A record in which it ran with a
+    /// non-zero ID belongs to that speculation: the consumer holds it back until
+    /// the commit or discard of that ID and generation.
+    Speculate,
+    /// `commit(id)` (`commit` true) or `discard(id)`: one u64 field, the ID (bits
+    /// 0-31), and when this action moved the speculation from active to draining,
+    /// its generation and [`SPEC_DRAINED`] (the consumer then prints or drops
+    /// the held records, and frees the ID).
+    CommitDiscard { commit: bool },
+}
+
+/// Bit of a commit/discard field: this action started draining the speculation.
+pub const SPEC_DRAINED: u64 = 1 << 63;
+
+/// The generation in a speculate/commit/discard field.
+pub fn spec_gen(field: u64) -> u32 {
+    ((field >> 32) & 0x7fff_ffff) as u32
 }
 
 /// A type as `print()` shows it: enough structure to print a value member by member.

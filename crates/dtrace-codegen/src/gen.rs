@@ -51,6 +51,11 @@ pub struct Gen<'a> {
     pub tmp_max: u32,
     pub fault_pred: Label,
     pub fault_body: Label,
+    /// Ends the clause without a fault, discarding its record (a speculate() on
+    /// an ID that is not active, or over `specsize`).
+    pub abort_body: Label,
+    /// Size of the clause's record.
+    pub record_size: u32,
     pub in_body: bool,
     pub stmt_no: u32,
     /// Clause code start (for fault "DIF offsets").
@@ -68,6 +73,7 @@ impl<'a> Gen<'a> {
         let mut a = Asm::new();
         let fault_pred = a.label();
         let fault_body = a.label();
+        let abort_body = a.label();
         Gen {
             a,
             l,
@@ -84,6 +90,8 @@ impl<'a> Gen<'a> {
             tmp_max: 0,
             fault_pred,
             fault_body,
+            abort_body,
+            record_size: 0,
             in_body: false,
             stmt_no: 0,
             start_pc: 0,

@@ -38,6 +38,31 @@ pub const D_CLAUSE_VARS: u32 = 256;
 pub const DROP_RINGBUF: i32 = 0;
 pub const DROP_AGG: i32 = 1;
 pub const DROP_DYNVAR: i32 = 2;
+/// A speculative record over `specsize` (dtrace's "speculative drops").
+pub const DROP_SPEC: i32 = 3;
+/// speculation() found no free ID, some draining ("available buffer(s) still busy").
+pub const DROP_SPECBUSY: i32 = 4;
+/// speculation() found no free ID ("no speculative buffer available").
+pub const DROP_SPECUNAVAIL: i32 = 5;
+/// Number of drop counter slots.
+pub const DROP_SLOTS: u32 = 6;
+
+/// The speculations map (array, key u32 ID 0..=nspec): per ID a u64 state at
+/// [`SPEC_STATE`], the u64 bytes recorded so far at [`SPEC_BYTES`], and at
+/// [`SPEC_GEN`] the u64 generation, counting the times the ID was handed out
+/// (it tells a record speculated before a drain from one after it).
+pub const SPEC_VALUE_SIZE: u32 = 24;
+pub const SPEC_STATE: i16 = 0;
+pub const SPEC_BYTES: i16 = 8;
+pub const SPEC_GEN: i16 = 16;
+/// Speculation states: free for speculation(), active (speculate() records into
+/// it), draining (committed or discarded; the consumer frees it once it has
+/// consumed the commit or discard record).
+pub const SPEC_FREE: i32 = 0;
+pub const SPEC_ACTIVE: i32 = 1;
+pub const SPEC_DRAINING: i32 = 2;
+/// Largest `nspec` honoured (speculation() tries every ID in turn).
+pub const MAX_NSPEC: u32 = 256;
 
 /// Offsets of a tuple's fields (natural alignment) and its 8-aligned size (>= 8).
 pub fn tuple_layout(keys: &[Ty]) -> (Vec<u32>, u32) {
@@ -62,6 +87,7 @@ pub struct Layout {
     pub maps: Vec<MapSpec>,
     pub ringbuf: usize,
     pub drops: usize,
+    pub specs: usize,
     pub globals: usize,
     pub dctx: usize,
     pub strtab: usize,
@@ -108,7 +134,21 @@ impl Layout {
         };
         let pages = opts.bufsize.max(4096).next_power_of_two();
         let ringbuf = add(MapSpec::new("dt_ringbuf", MapKind::Ringbuf, 0, 0, pages));
-        let drops = add(MapSpec::new("dt_drops", MapKind::PercpuArray, 4, 8, 3));
+        let drops = add(MapSpec::new(
+            "dt_drops",
+            MapKind::PercpuArray,
+            4,
+            8,
+            DROP_SLOTS,
+        ));
+        let nspec = opts.nspec.clamp(1, MAX_NSPEC);
+        let specs = add(MapSpec::new(
+            "dt_specs",
+            MapKind::Array,
+            4,
+            SPEC_VALUE_SIZE,
+            nspec + 1,
+        ));
         // Globals.
         let mut off = G_VARS;
         let mut global_offs = Vec::new();
@@ -249,6 +289,7 @@ impl Layout {
             maps,
             ringbuf,
             drops,
+            specs,
             globals,
             dctx,
             strtab,

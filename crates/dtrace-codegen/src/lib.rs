@@ -29,7 +29,9 @@
 //!    the rest. `exit()` writes [`layout::STATE_DRAINING`] and its record is
 //!    submitted with a forced wakeup; then run [`Attach::End`] (it runs in any
 //!    state), drain the ring buffer and read the aggregations.
-//! 5. Drops: `drops_map` is a per-CPU array of 3 u64 (key u32 0..2).
+//! 5. Drops: `drops_map` is a per-CPU array of `layout::DROP_SLOTS` u64.
+//! 6. Speculations: after consuming a commit/discard record whose field has
+//!    `desc::SPEC_DRAINED`, write zeros to that ID's entry of `spec_map`.
 
 mod action;
 pub mod agg;
@@ -172,8 +174,12 @@ pub struct CompiledProgram {
     pub programs: Vec<BpfProgram>,
     pub ringbuf_map: usize,
     /// Per-CPU u64 counters: key 0 ring-buffer drops, 1 aggregation drops,
-    /// 2 dynamic-variable drops.
+    /// 2 dynamic-variable drops, 3 speculative drops, 4 and 5 failed
+    /// speculations (busy, unavailable); see `layout::DROP_*`.
     pub drops_map: usize,
+    /// The speculations (`layout::SPEC_*`): the consumer frees an ID (writes
+    /// zeros to its entry) once it has consumed the record that drained it.
+    pub spec_map: usize,
     pub agg_maps: BTreeMap<u32, usize>,
     /// One-entry array: state word (u64 @0, see [`layout::STATE_ACTIVE`]), realtime
     /// minus monotonic offset (u64 @8), then global variables.

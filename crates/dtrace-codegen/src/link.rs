@@ -177,6 +177,7 @@ pub fn compile(
         desc,
         ringbuf_map: l.ringbuf,
         drops_map: l.drops,
+        spec_map: l.specs,
         agg_maps: l.agg_maps.clone(),
         globals_map: l.globals,
         maps: l.maps,

@@ -19,6 +19,12 @@ pub fn value_type(t: &Ty) -> ValueType {
     }
 }
 
+/// The u64 field of speculate/commit/discard.
+const SPEC_FIELD: ValueType = ValueType::Int {
+    size: 8,
+    signed: false,
+};
+
 #[derive(Debug, Clone, Default)]
 pub struct RecordPlan {
     pub size: u32,
@@ -49,7 +55,10 @@ impl RecordPlan {
     }
 
     fn field(&mut self, t: &Ty) -> Field {
-        let vt = value_type(t);
+        self.raw_field(value_type(t))
+    }
+
+    fn raw_field(&mut self, vt: ValueType) -> Field {
         let align = match vt {
             ValueType::Int { size, .. } => size as u32,
             _ => 8,
@@ -109,6 +118,14 @@ impl RecordPlan {
                 TStmt::AggControl { op, agg, arg } => {
                     let fs = arg.iter().map(|a| self.field(&a.ty)).collect();
                     Some((ActionKind::AggControl { op: *op, agg: *agg }, fs))
+                }
+                TStmt::Speculate { .. } => {
+                    let f = self.raw_field(SPEC_FIELD);
+                    Some((ActionKind::Speculate, vec![f]))
+                }
+                TStmt::CommitDiscard { commit, .. } => {
+                    let f = self.raw_field(SPEC_FIELD);
+                    Some((ActionKind::CommitDiscard { commit: *commit }, vec![f]))
                 }
                 TStmt::Expr(_) | TStmt::AggUpdate { .. } => None,
             };

@@ -19,6 +19,7 @@
 use crate::aggregate::{collect_rows, print_rows, print_rows_formatted, AggSource, Row};
 use crate::options::ConsumerOptions;
 use crate::printf::Format;
+use crate::speculation::{self, Speculations};
 use crate::value::{decode, mask, sign_extend, DecodeError, Value};
 use dtrace_codegen::desc::{
     ActionKind, AggDesc, AggOp, FaultKind, FaultRecord, ProbeName, ProgramDesc, RecordHeader,
@@ -98,6 +99,8 @@ pub struct Consumer {
     errors: BTreeMap<u32, u64>,
     /// normalize() factors by aggregation id (absent: 1).
     normals: BTreeMap<u32, u64>,
+    /// Speculative records held until their commit or discard.
+    specs: Speculations,
 }
 
 impl Consumer {
@@ -126,6 +129,7 @@ impl Consumer {
             printed: BTreeSet::new(),
             errors: BTreeMap::new(),
             normals: BTreeMap::new(),
+            specs: Speculations::default(),
         }
     }
 
@@ -139,8 +143,45 @@ impl Consumer {
 
     /// Consumes one ring-buffer record. Normal output goes to `out`; fault messages
     /// (`dtrace: error on enabled probe ID ...`) go to `errors`. Nothing is written
-    /// for a record that cannot be decoded.
+    /// for a record that cannot be decoded. A speculative record is held back
+    /// until its speculation's commit (then printed) or discard (dropped).
     pub fn record(
+        &mut self,
+        bytes: &[u8],
+        out: &mut dyn Write,
+        errors: &mut dyn Write,
+        aggs: &mut dyn AggSource,
+    ) -> Result<Control, ConsumeError> {
+        let header = RecordHeader::parse(bytes);
+        let epd = header.and_then(|h| Some((h, self.desc.epids.get(&h.epid)?)));
+        let Some((header, epd)) = epd else {
+            return self.print_record(bytes, out, errors, aggs);
+        };
+        if let Some(spec) = speculation::speculation_of(epd, &header, bytes) {
+            self.specs.hold(spec, bytes.to_vec());
+            return Ok(Control::Continue);
+        }
+        let drained = speculation::drained_by(epd, &header, bytes);
+        let control = self.print_record(bytes, out, errors, aggs)?;
+        for d in drained {
+            let held = self.specs.drain(d.spec);
+            if d.commit {
+                for r in &held {
+                    self.print_record(r, out, errors, aggs)?;
+                }
+            }
+        }
+        Ok(control)
+    }
+
+    /// Speculation IDs whose commit or discard was consumed since the last call:
+    /// the caller marks them free for `speculation()` again.
+    pub fn take_freed_speculations(&mut self) -> Vec<u32> {
+        self.specs.take_freed()
+    }
+
+    /// Prints one record (a speculative one at its commit).
+    fn print_record(
         &mut self,
         bytes: &[u8],
         out: &mut dyn Write,
@@ -183,7 +224,9 @@ impl Consumer {
         }
         let mut buf = Vec::new();
         let quiet = self.opts.quiet;
-        if !quiet {
+        // A record of commit()/discard() alone prints no probe line.
+        let probe_line = !quiet && !speculation::only_commit_discard(epd, header.flags);
+        if probe_line {
             let probe = self
                 .desc
                 .probes
@@ -254,15 +297,17 @@ impl Consumer {
                         crate::print::print_value(ty, b, &mut buf);
                     }
                 }
+                // Handled by `record` (speculation.rs).
+                ActionKind::Speculate | ActionKind::CommitDiscard { .. } => {}
             }
         }
-        if !quiet {
+        if probe_line {
             buf.push(b'\n');
         }
         out.write_all(&buf)?;
         // Only a record that was fully consumed changes the consumer's state.
         self.printed.extend(printed);
-        self.heading_printed |= !quiet;
+        self.heading_printed |= probe_line;
         Ok(control)
     }
 
@@ -361,7 +406,7 @@ fn agg_control(
 
 /// Whether action `i` of a record ran: with the header's valid bit set, bit `i`
 /// (for `i < 31`) says so; records without it ran every action.
-fn action_ran(flags: u32, i: usize) -> bool {
+pub(crate) fn action_ran(flags: u32, i: usize) -> bool {
     if flags & dtrace_codegen::RECORD_FLAGS_VALID == 0 || i >= 31 {
         return true;
     }

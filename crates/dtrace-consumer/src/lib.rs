@@ -13,6 +13,7 @@
 //!   drop messages;
 //! - [`aggregate`]: per-CPU merging, sorting and printing of aggregations;
 //! - [`quantize`]: the ASCII distributions; [`packed`]: their `aggpack` layout;
+//! - [`speculation`]: speculative records held until their commit or discard;
 //! - [`options`]: consumer options settable with `-x name=value`.
 
 pub mod aggregate;
@@ -23,6 +24,7 @@ pub mod print;
 pub mod printf;
 pub mod printf_check;
 pub mod quantize;
+pub mod speculation;
 pub mod value;
 
 pub use aggregate::{AggSource, AggValue};

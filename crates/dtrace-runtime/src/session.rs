@@ -3,7 +3,8 @@
 use crate::error::RuntimeError;
 use crate::load::{create_map, load_program};
 use dtrace_codegen::layout::{
-    DROP_AGG, DROP_DYNVAR, DROP_RINGBUF, G_STATE, G_WALLTIME_OFFSET, STATE_ACTIVE,
+    DROP_AGG, DROP_DYNVAR, DROP_RINGBUF, DROP_SLOTS, DROP_SPEC, DROP_SPECBUSY, G_STATE,
+    G_WALLTIME_OFFSET, SPEC_GEN, STATE_ACTIVE,
 };
 use dtrace_codegen::{Attach, CompiledProgram};
 use dtrace_providers::attach::{attach, Attachment};
@@ -22,6 +23,11 @@ pub struct Drops {
     pub ringbuf: u64,
     pub agg: u64,
     pub dynvar: u64,
+    /// Speculative records over `specsize`.
+    pub spec: u64,
+    /// Failed speculation() calls: some ID draining ("busy"), or none at all.
+    pub spec_busy: u64,
+    pub spec_unavail: u64,
 }
 
 /// A loaded (and, after [`Session::attach`], attached) D program.
@@ -36,6 +42,7 @@ pub struct Session {
     sys: SysRef,
     features: Features,
     drops_map: usize,
+    spec_map: usize,
     globals_map: usize,
     agg_maps: BTreeMap<u32, usize>,
     last_drops: BTreeMap<(u32, u32), u64>,
@@ -90,6 +97,7 @@ impl Session {
             sys: sys.clone(),
             features: features.clone(),
             drops_map: compiled.drops_map,
+            spec_map: compiled.spec_map,
             globals_map: compiled.globals_map,
             agg_maps: compiled.agg_maps.clone(),
             last_drops: BTreeMap::new(),
@@ -183,8 +191,7 @@ impl Session {
             .get(self.drops_map)
             .ok_or_else(|| RuntimeError::Io("compiled program has no drops map".into()))?;
         let mut per_cpu: BTreeMap<u32, Drops> = BTreeMap::new();
-        for slot in [DROP_RINGBUF, DROP_AGG, DROP_DYNVAR] {
-            let slot = slot as u32;
+        for slot in 0u32..DROP_SLOTS {
             let buf = m
                 .lookup(&slot.to_ne_bytes())
                 .map_err(|e| RuntimeError::Io(format!("cannot read drop counters: {e}")))?
@@ -206,12 +213,36 @@ impl Session {
                     match slot as i32 {
                         DROP_RINGBUF => d.ringbuf = delta,
                         DROP_AGG => d.agg = delta,
-                        _ => d.dynvar = delta,
+                        DROP_DYNVAR => d.dynvar = delta,
+                        DROP_SPEC => d.spec = delta,
+                        DROP_SPECBUSY => d.spec_busy = delta,
+                        _ => d.spec_unavail = delta,
                     }
                 }
             }
         }
         Ok(per_cpu.into_values().collect())
+    }
+
+    /// Free speculation `id` after its commit or discard record was consumed, so
+    /// speculation() may hand it out again.
+    pub fn free_speculation(&self, id: u32) -> Result<(), RuntimeError> {
+        let m = self
+            .maps
+            .get(self.spec_map)
+            .ok_or_else(|| RuntimeError::Io("compiled program has no speculations map".into()))?;
+        let key = id.to_ne_bytes();
+        let err = |e| RuntimeError::Io(format!("cannot free speculation {id}: {e}"));
+        // State and byte count to zero; the generation stays (no program writes
+        // a draining entry, so this read-modify-write races with nothing).
+        let mut value = m
+            .lookup(&key)
+            .map_err(err)?
+            .unwrap_or_else(|| vec![0u8; m.spec().value_size as usize]);
+        let keep = SPEC_GEN as usize;
+        value.iter_mut().take(keep).for_each(|b| *b = 0);
+        m.update(&key, &value, dtrace_sys::UpdateFlags::Any)
+            .map_err(err)
     }
 
     /// Every key of aggregation `agg_id` with its per-CPU values.

@@ -7,7 +7,17 @@ use crate::ir::*;
 use dtrace_syntax::ast::{self, ExprKind as K};
 use dtrace_syntax::{Diagnostic, Span, Tag};
 
-const ACTIONS: &[&str] = &["trace", "print", "printf", "exit", "printa"];
+const ACTIONS: &[&str] = &[
+    "trace",
+    "print",
+    "printf",
+    "exit",
+    "printa",
+    // Speculations (speculation.rs).
+    "speculate",
+    "commit",
+    "discard",
+];
 const AGGFUNCS: &[&str] = &[
     "count",
     "sum",
@@ -85,6 +95,7 @@ impl<'a> Checker<'a> {
                 Ok(TStmt::Trace { value: v })
             }
             "print" => self.print_action(args, span),
+            "speculate" | "commit" | "discard" => self.spec_action(func, args, span),
             "exit" => {
                 if args.len() != 1 {
                     return Err(proto_len(func, args.len(), "1", span));

@@ -50,6 +50,8 @@ pub(crate) struct Checker<'a> {
     /// The enumerators defined so far of the enum being declared (a later
     /// enumerator's value may name them, as in C).
     pub enum_pending: Vec<(String, i64)>,
+    /// Speculation placement state of the clause being checked.
+    pub spec_flags: crate::speculation::ClauseFlags,
 }
 
 /// Type-check a program. `probes[i]` are the probes clause `i` (in program order,
@@ -93,6 +95,7 @@ pub fn check_with(
         translators: Vec::new(),
         xlate_env: Vec::new(),
         enum_pending: Vec::new(),
+        spec_flags: Default::default(),
     };
     let mut index = 0u32;
     for item in &program.items {
@@ -128,14 +131,20 @@ impl<'a> Checker<'a> {
         // create may appear in the predicate (`/i < 10/ { @ = sum(i++); }`);
         // when the actions themselves use a name only the predicate creates,
         // the predicate first.
+        self.spec_flags = Default::default();
         let (predicate, body) = match self.stmts(&cl.body) {
             Ok(body) => (self.predicate(cl)?, body),
             Err(e) if cl.predicate.is_some() && undefined_name(&e) => {
                 let p = self.predicate(cl)?;
+                self.spec_flags = Default::default();
                 (p, self.stmts(&cl.body)?)
             }
             Err(e) => return Err(e),
         };
+        // Placement errors of speculation actions come after type errors.
+        if let Some(e) = self.spec_flags.error.take() {
+            return Err(e);
+        }
         let (records, _aggs) = count_actions(&body);
         // DTrace's default action (print the probe) applies only to a clause with no
         // statements; one that only assigns variables or aggregates records nothing.
@@ -226,17 +235,39 @@ impl<'a> Checker<'a> {
         match &e.kind {
             K::Call { func, args } if crate::actions::is_action(func) => {
                 out.push(self.action(func, args, e.span)?);
+                self.place_call(func, e.span);
                 Ok(())
             }
             K::Assign { op: None, lhs, rhs } if is_agg_target(lhs) => {
                 out.push(self.agg_assign(lhs, rhs, e.span)?);
+                self.spec_flags
+                    .place(crate::speculation::Placed::Aggregating, e.span);
                 Ok(())
             }
             _ => {
+                // A destructive subroutine after speculate() is misplaced whatever
+                // its arguments (and even where it is not supported here): report
+                // the clause's first misplacement before looking at the call.
+                if let K::Call { func, .. } = &e.kind {
+                    let kind = crate::speculation::Placed::of_call(func);
+                    self.place_call(func, e.span);
+                    if kind == Some(crate::speculation::Placed::Destructive) {
+                        if let Some(err) = self.spec_flags.error.take() {
+                            return Err(err);
+                        }
+                    }
+                }
                 let t = self.expr(e)?;
                 out.push(TStmt::Expr(t));
                 Ok(())
             }
+        }
+    }
+
+    /// Note a call statement for the speculation placement rules.
+    fn place_call(&mut self, func: &str, span: Span) {
+        if let Some(k) = crate::speculation::Placed::of_call(func) {
+            self.spec_flags.place(k, span);
         }
     }
 

@@ -142,6 +142,7 @@ impl<'a> Checker<'a> {
             K::Call { func, args } if func.starts_with(crate::intrinsic::PREFIX) => {
                 self.intrinsic(func, args, span)
             }
+            K::Call { func, args } if func == "speculation" => self.speculation_call(args, span),
             K::Call { func, .. } => {
                 if crate::actions::is_action(func) || crate::actions::is_aggfunc(func) {
                     Err(Diagnostic::new(

@@ -313,6 +313,9 @@ pub enum TExprKind {
         size: u32,
         members: Vec<BuildMember>,
     },
+    /// `speculation()`: a free speculation ID (1..=nspec) marked active, or 0 when
+    /// none is free (counted as a failed speculation, busy or unavailable).
+    Speculation,
 }
 
 /// One member stored by [`TExprKind::Build`]: an integer or pointer stored in
@@ -365,6 +368,18 @@ pub enum TStmt {
         agg: u32,
         arg: Option<TExpr>,
     },
+    /// `speculate(id)`: the rest of the clause's record goes to speculation `id`
+    /// (an `int64_t`); an ID that is not active ends the clause quietly.
+    Speculate {
+        id: TExpr,
+    },
+    /// `commit(id)` / `discard(id)` (`id` an `int64_t`): mark the speculation
+    /// draining; the consumer prints (commit) or drops (discard) its records when
+    /// it reaches this record. An ID above `nspec` faults (illegal operation).
+    CommitDiscard {
+        id: TExpr,
+        commit: bool,
+    },
     /// `@a[keys] = func(value [, incr])`.
     AggUpdate {
         agg: u32,
@@ -388,6 +403,8 @@ impl TStmt {
                 | TStmt::Exit { .. }
                 | TStmt::Printa { .. }
                 | TStmt::AggControl { .. }
+                | TStmt::Speculate { .. }
+                | TStmt::CommitDiscard { .. }
         )
     }
 }

@@ -16,7 +16,8 @@
 //! `char` arrays/pointers), `actions` and `printf` (action rules), `symbols`
 //! (kernel symbol addresses, injected by the caller), `xlate` (translator
 //! declarations and the `xlate` operator), `intrinsic` (`__dt_*` subroutines only
-//! the D libraries may call).
+//! the D libraries may call), `speculation` (speculation subroutine and actions,
+//! and their placement rules).
 
 mod actions;
 mod aggctl;
@@ -33,6 +34,7 @@ mod print;
 mod printf;
 pub mod probe;
 mod ptr;
+mod speculation;
 pub mod symbols;
 pub mod types;
 mod vars;

@@ -33,8 +33,10 @@ pub struct CompileOptions {
     pub only_cpu: Option<u32>,
     /// The most keys a tuple may have (`tregs`, libdtrace's tuple registers).
     pub tregs: u32,
-    /// Number of speculation buffers (`nspec`); unused until speculations exist.
+    /// Number of speculation buffers (`nspec`): speculation IDs are 1..=nspec.
     pub nspec: u32,
+    /// Bytes of records one speculation may hold before its drops (`specsize`).
+    pub specsize: u32,
     /// Ring-buffer size in bytes (`bufsize`); a power of two, at least one page.
     pub bufsize: u32,
     /// Kernel structure offsets (from BTF).
@@ -55,6 +57,7 @@ impl Default for CompileOptions {
             tregs: 8,
             only_cpu: None,
             nspec: 1,
+            specsize: 32 << 10,
             bufsize: 4 << 20,
             kernel: KernelOffsets::default(),
             max_syscalls: 1024,

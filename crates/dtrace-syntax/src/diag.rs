@@ -168,6 +168,13 @@ tags! {
     D_COMM_COMM,
     D_COMM_DREC,
     D_ACT_NO_REC,
+    // Speculation placement (libdtrace's clause flags).
+    D_SPEC_SPEC,
+    D_SPEC_COMM,
+    D_SPEC_DREC,
+    D_AGG_COMM,
+    D_AGG_SPEC,
+    D_DREC_COMM,
 }
 
 impl fmt::Display for Tag {

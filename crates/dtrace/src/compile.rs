@@ -176,11 +176,12 @@ pub fn pragma_options(
             return Err(error(map, &d, errtags));
         }
         if p.words.len() != 2 {
-            let d = Diagnostic::new(
-                Tag::D_PRAGMA_MALFORM,
-                p.span,
-                "malformed #pragma option <option>=<val>",
-            );
+            let msg = if p.words.len() > 2 {
+                "superfluous arguments specified for #pragma option"
+            } else {
+                "malformed #pragma option <option>=<val>"
+            };
+            let d = Diagnostic::new(Tag::D_PRAGMA_MALFORM, p.span, msg);
             return Err(error(map, &d, errtags));
         }
         for w in p.words.iter().skip(1) {

@@ -352,6 +352,11 @@ impl Dtrace {
             only_cpu: self.options.cpu,
             kernel: self.offsets,
             library_sources: self.libs.builtin_sources(),
+            nspec: self
+                .options
+                .nspec
+                .clamp(1, dtrace_codegen::layout::MAX_NSPEC as u64) as u32,
+            specsize: self.options.specsize.min(u32::MAX as u64) as u32,
             ..CompileOptions::default()
         }
     }

@@ -3,8 +3,9 @@
 use crate::{ExecError, Options, WorkStatus};
 use dtrace_codegen::CompiledProgram;
 use dtrace_consumer::{
-    agg_drops_message, drops_message, droptag, dynvar_drops_message, errors_message, with_droptag,
-    AggSource, Consumer, ConsumerOptions, Control, DynDropKind,
+    agg_drops_message, drops_message, droptag, dynvar_drops_message, errors_message,
+    spec_drops_message, spec_failed_message, with_droptag, AggSource, Consumer, ConsumerOptions,
+    Control, DynDropKind,
 };
 use dtrace_runtime::RuntimeError;
 use dtrace_sys::{Features, SysRef};
@@ -130,6 +131,9 @@ impl Session {
                     })
                 }
             }
+            for id in self.consumer.take_freed_speculations() {
+                self.rt.free_speculation(id).map_err(exec_error)?;
+            }
         }
         let _ = out.flush();
         // After the fault messages, the count of faults on each CPU, as in the
@@ -137,7 +141,15 @@ impl Session {
         for (cpu, n) in self.consumer.take_errors() {
             let _ = writeln!(err, "{}", errors_message(cpu, n));
         }
-        for d in self.rt.drops().map_err(exec_error)? {
+        let drops = self.rt.drops().map_err(exec_error)?;
+        // Speculation drops are reported for all CPUs together.
+        let (mut spec, mut busy, mut unavail) = (0u64, 0u64, 0u64);
+        for d in &drops {
+            spec += d.spec;
+            busy += d.spec_busy;
+            unavail += d.spec_unavail;
+        }
+        for d in drops {
             let mut lines = Vec::new();
             if d.ringbuf > 0 {
                 lines.push((drops_message(d.cpu, d.ringbuf), droptag::PRINCIPAL));
@@ -150,6 +162,20 @@ impl Session {
                 lines.push((m, droptag::DYNAMIC));
             }
             for (line, tag) in lines {
+                let _ = writeln!(err, "{}", with_droptag(&line, tag, self.droptags));
+            }
+        }
+        let spec_lines = [
+            (spec, spec_drops_message(spec), droptag::SPEC),
+            (busy, spec_failed_message(busy, true), droptag::SPECBUSY),
+            (
+                unavail,
+                spec_failed_message(unavail, false),
+                droptag::SPECUNAVAIL,
+            ),
+        ];
+        for (n, line, tag) in spec_lines {
+            if n > 0 {
                 let _ = writeln!(err, "{}", with_droptag(&line, tag, self.droptags));
             }
         }

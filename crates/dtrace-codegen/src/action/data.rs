@@ -68,6 +68,8 @@ impl<'a> Gen<'a> {
                     self.store_field(a, f.offset, &f.ty);
                 }
             }
+            TStmt::Speculate { id } => self.speculate_action(id, desc),
+            TStmt::CommitDiscard { id, .. } => self.commit_discard_action(id, desc),
             // printa() has no fields: the record itself tells the consumer when.
             _ => {}
         }

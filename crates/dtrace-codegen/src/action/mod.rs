@@ -2,3 +2,4 @@
 
 mod data;
 mod exit;
+mod speculate;

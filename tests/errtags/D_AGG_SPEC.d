@@ -1,0 +1,6 @@
+BEGIN
+{
+	speculate(1);
+	printf("speculative\n");
+	@dist = quantize(10);
+}

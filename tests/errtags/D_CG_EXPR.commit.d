@@ -1,0 +1,4 @@
+BEGIN
+{
+	x = 1 + commit(1);
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	printf("about to commit\n");
+	commit(1);
+}

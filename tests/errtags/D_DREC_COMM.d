@@ -1,0 +1,6 @@
+BEGIN
+{
+	discard(2);
+	commit(1);
+	trace("late");
+}

@@ -1,0 +1,5 @@
+#pragma D option specsize=64 k
+
+BEGIN
+{
+}

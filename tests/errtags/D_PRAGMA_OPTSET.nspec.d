@@ -1,0 +1,6 @@
+#pragma D option nspec=-2
+
+BEGIN
+{
+	trace(speculation());
+}

@@ -1,0 +1,4 @@
+BEGIN
+{
+	x = speculation(1);
+}

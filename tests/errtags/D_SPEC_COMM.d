@@ -1,0 +1,6 @@
+BEGIN
+{
+	a = speculation();
+	commit(a);
+	speculate(a);
+}

@@ -1,0 +1,6 @@
+BEGIN
+{
+	a = speculation();
+	@calls = count();
+	speculate(a);
+}

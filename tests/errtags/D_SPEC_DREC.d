@@ -1,0 +1,6 @@
+BEGIN
+{
+	a = speculation();
+	trace(a);
+	speculate(a);
+}

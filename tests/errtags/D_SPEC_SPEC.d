@@ -1,0 +1,11 @@
+BEGIN
+{
+	a = speculation();
+	b = speculation();
+}
+
+BEGIN
+{
+	speculate(a);
+	speculate(b);
+}
