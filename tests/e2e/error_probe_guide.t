@@ -1,6 +1,6 @@
 # The Solaris Dynamic Tracing Guide's "ERROR Probe" example (error.d, with exit(0)
 # added to ERROR so the run ends): the ERROR clause's line, dtrace's fault message
-# naming the address, then the per-CPU count "dtrace: 1 error on CPU 2".
+# naming the address, in Oracle DTrace 2.x's form (no per-CPU count after it).
 args: -s "$S/error.d"
 status: 0
 stdout-re:
@@ -9,5 +9,4 @@ CPU     ID                    FUNCTION:NAME
 
 stderr-re:
 dtrace: script '.*/error.d' matched 2 probes
-dtrace: error on enabled probe ID 1 \(ID 1: dtrace:::BEGIN\): invalid address \(0x0\) in action #1 at DIF offset [0-9]+
-dtrace: 1 error on CPU [0-9]+
+dtrace: error in dt_clause_0 for probe ID 1 \(dtrace:::BEGIN\): invalid address \(0x0\) at BPF pc [0-9]+

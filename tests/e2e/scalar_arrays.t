@@ -29,5 +29,4 @@ stdout:
 error 1
 
 stderr-re:
-dtrace: error on enabled probe ID 1 \(ID 1: dtrace:::BEGIN\): invalid address \(0x[0-9a-f]+\) in action #[0-9]+ at DIF offset [0-9]+
-dtrace: 1 error on CPU [0-9]+
+dtrace: error in dt_clause_0 for probe ID 1 \(dtrace:::BEGIN\): invalid address \(0x[0-9a-f]+\) at BPF pc [0-9]+

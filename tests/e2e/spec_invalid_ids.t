@@ -6,5 +6,4 @@ stdout:
 commit(0) ok
 
 stderr-re:
-dtrace: error on enabled probe ID 5 \(ID 1: dtrace:::BEGIN\): illegal operation in action #1 at DIF offset [0-9]+
-dtrace: 1 error on CPU [0-9]+
+dtrace: error in dt_clause_4 for probe ID 1 \(dtrace:::BEGIN\): illegal operation at BPF pc [0-9]+

@@ -1,6 +1,7 @@
 //! The ERROR subprogram: writes the fault record, then runs the user's ERROR
-//! clauses with DTrace's ERROR arguments (arg1 EPID, arg2 action, arg3 offset,
-//! arg4 fault kind, arg5 address), restoring the probe context afterwards.
+//! clauses with Oracle DTrace 2.x's ERROR arguments (arg1 the probe ID that
+//! faulted, arg2 the clause's index, arg3 the BPF offset, arg4 the fault kind,
+//! arg5 the address), restoring the probe context afterwards.
 
 use crate::asm::{Asm, FuncId};
 use crate::desc::{EPID_FAULT, FAULT_RECORD_SIZE};
@@ -74,8 +75,13 @@ pub fn build(l: &Layout, error_probe: Option<(u32, u32)>, clauses: &[FuncId]) ->
         a.mov_imm(Reg::R1, index as i64);
         a.emit(Insn::stx_mem(Size::DW, dc, Reg::R1, layout::D_PROBE_INDEX));
         a.emit(Insn::st_mem(Size::DW, dc, layout::D_ARGS, 0));
+        // arg2: the clause index (its EPID less one).
+        a.emit(Insn::ldx_mem(Size::W, Reg::R1, dc, layout::D_FAULT_EPID));
+        a.emit(Insn::alu64_imm(dtrace_bpf::AluOp::Sub, Reg::R1, 1));
+        a.emit(Insn::stx_mem(Size::DW, dc, Reg::R1, layout::D_ARGS + 16));
         for (k, (src, size)) in [
-            (layout::D_FAULT_EPID, Size::W),
+            // arg1: the probe that faulted (saved above).
+            (layout::D_SAVE, Size::DW),
             (layout::D_FAULT_ACTION, Size::W),
             (layout::D_FAULT_PC, Size::W),
             (layout::D_FAULT_KIND, Size::W),
@@ -84,6 +90,9 @@ pub fn build(l: &Layout, error_probe: Option<(u32, u32)>, clauses: &[FuncId]) ->
         .iter()
         .enumerate()
         {
+            if k == 1 {
+                continue; // arg2, stored above
+            }
             a.emit(Insn::ldx_mem(*size, Reg::R1, dc, *src));
             a.emit(Insn::stx_mem(
                 Size::DW,

@@ -312,9 +312,8 @@ impl Consumer {
     }
 
     /// The faults counted per CPU since the last call (CPUs with none are left
-    /// out), in CPU order, for [`errors_message`]: dtrace(1) follows the fault
-    /// messages of a buffer with `dtrace: 1 error on CPU 2` (Solaris Dynamic
-    /// Tracing Guide, "ERROR Probe" example).
+    /// out), in CPU order. dtrace(1) prints each fault's message only (Oracle
+    /// DTrace 2.x has no per-CPU count line); library users may want the tally.
     pub fn take_errors(&mut self) -> Vec<(u32, u64)> {
         std::mem::take(&mut self.errors).into_iter().collect()
     }
@@ -527,31 +526,30 @@ pub(crate) fn print_bytes(b: &[u8], width: usize, quiet: bool, raw: bool, out: &
     }
 }
 
-/// dtrace(1)'s message for a fault (without a trailing newline):
-/// `dtrace: error on enabled probe ID 3 (ID 1: dtrace:::BEGIN): divide-by-zero in
-/// action #1 at DIF offset 20`. Invalid address and alignment faults name
-/// the address: `invalid address (0x0) in action #1 at DIF offset 28` (Solaris
-/// Dynamic Tracing Guide, "ERROR Probe" example); a fault in
-/// the predicate (action 0) says `in predicate`.
+/// dtrace(1)'s message for a fault, in Oracle DTrace 2.x's form: the clause
+/// (`dt_clause_N`, N its index in the program), the probe, the fault (with the
+/// address for bad addresses and alignments) and the BPF offset:
+/// `dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid
+/// address (0x0) at BPF pc 28`.
 pub fn fault_message(desc: &ProgramDesc, probe_id: u32, f: &FaultRecord) -> String {
     let unknown = ProbeName::default();
     let p = desc.probes.get(&probe_id).unwrap_or(&unknown);
     let what = match f.kind {
-        // Real dtrace output names the address for these two only (e.g. "invalid
-        // user access in action #1 at DIF offset 24" has none).
         FaultKind::BadAddr | FaultKind::BadAlign => {
             format!("{} (0x{:x})", f.kind.message(), f.addr)
         }
         k => k.message().to_string(),
     };
-    let place = if f.action == 0 {
-        "predicate".to_string()
-    } else {
-        format!("action #{}", f.action)
-    };
     format!(
-        "dtrace: error on enabled probe ID {} (ID {}: {}:{}:{}:{}): {} in {} at DIF offset {}",
-        f.epid, probe_id, p.provider, p.module, p.function, p.name, what, place, f.pc
+        "dtrace: error in dt_clause_{} for probe ID {} ({}:{}:{}:{}): {} at BPF pc {}",
+        f.epid.saturating_sub(1),
+        probe_id,
+        p.provider,
+        p.module,
+        p.function,
+        p.name,
+        what,
+        f.pc
     )
 }
 
@@ -580,12 +578,6 @@ pub fn with_droptag(message: &str, tag: &str, droptags: bool) -> String {
 /// `dtrace: N drops on CPU C` (singular `drop` for one), for principal-buffer drops.
 pub fn drops_message(cpu: u32, n: u64) -> String {
     format!("dtrace: {n} drop{} on CPU {cpu}", plural(n))
-}
-
-/// `dtrace: N errors on CPU C` (singular `error` for one): the per-CPU fault
-/// count, as in the "ERROR Probe" example (`dtrace: 1 error on CPU 2`).
-pub fn errors_message(cpu: u32, n: u64) -> String {
-    format!("dtrace: {n} error{} on CPU {cpu}", plural(n))
 }
 
 /// `dtrace: N aggregation drops on CPU C`.

@@ -29,7 +29,7 @@ pub mod value;
 
 pub use aggregate::{AggSource, AggValue};
 pub use consume::{
-    agg_drops_message, drops_message, droptag, dynvar_drops_message, errors_message, fault_message,
+    agg_drops_message, drops_message, droptag, dynvar_drops_message, fault_message,
     spec_drops_message, spec_failed_message, with_droptag, ConsumeError, Consumer, Control,
     DynDropKind,
 };

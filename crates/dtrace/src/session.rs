@@ -3,9 +3,8 @@
 use crate::{ExecError, Options, WorkStatus};
 use dtrace_codegen::CompiledProgram;
 use dtrace_consumer::{
-    agg_drops_message, drops_message, droptag, dynvar_drops_message, errors_message,
-    spec_drops_message, spec_failed_message, with_droptag, AggSource, Consumer, ConsumerOptions,
-    Control, DynDropKind,
+    agg_drops_message, drops_message, droptag, dynvar_drops_message, spec_drops_message,
+    spec_failed_message, with_droptag, AggSource, Consumer, ConsumerOptions, Control, DynDropKind,
 };
 use dtrace_runtime::RuntimeError;
 use dtrace_sys::{Features, SysRef};
@@ -136,11 +135,8 @@ impl Session {
             }
         }
         let _ = out.flush();
-        // After the fault messages, the count of faults on each CPU, as in the
-        // Solaris Dynamic Tracing Guide's "ERROR Probe" example.
-        for (cpu, n) in self.consumer.take_errors() {
-            let _ = writeln!(err, "{}", errors_message(cpu, n));
-        }
+        // Oracle DTrace 2.x reports each fault once, with no per-CPU count after.
+        let _ = self.consumer.take_errors();
         let drops = self.rt.drops().map_err(exec_error)?;
         // Speculation drops are reported for all CPUs together.
         let (mut spec, mut busy, mut unavail) = (0u64, 0u64, 0u64);
