@@ -30,7 +30,7 @@ pub struct MapReloc {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FuncId(pub usize);
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Asm {
     pub insns: Vec<Insn>,
     labels: Vec<Option<usize>>,
@@ -77,6 +77,35 @@ impl Asm {
         self.emit(Insn::jmp_reg(op, a, b, 0));
     }
 
+    /// Jump to `l` when `r op imm`, written as a jump over a `ja l` so that the
+    /// verifier, which explores the fall-through first and keeps the jump target
+    /// for later, keeps the way that stays (in a loop) pending rather than the way
+    /// out: a long loop then leaves one pending state instead of one per iteration.
+    pub fn leave_imm(&mut self, op: JmpOp, r: Reg, imm: i32, l: Label) {
+        match op.negate() {
+            Some(stay_op) => {
+                let stay = self.label();
+                self.jmp_imm(stay_op, r, imm, stay);
+                self.ja(l);
+                self.bind(stay);
+            }
+            None => self.jmp_imm(op, r, imm, l),
+        }
+    }
+
+    /// [`Asm::leave_imm`] comparing two registers.
+    pub fn leave_reg(&mut self, op: JmpOp, a: Reg, b: Reg, l: Label) {
+        match op.negate() {
+            Some(stay_op) => {
+                let stay = self.label();
+                self.jmp_reg(stay_op, a, b, stay);
+                self.ja(l);
+                self.bind(stay);
+            }
+            None => self.jmp_reg(op, a, b, l),
+        }
+    }
+
     pub fn ja(&mut self, l: Label) {
         self.jumps.push((self.insns.len(), l));
         self.emit(Insn::ja(0));
@@ -89,6 +118,12 @@ impl Asm {
     pub fn call_func(&mut self, f: FuncId) {
         self.calls.push((self.insns.len(), f));
         self.emit(Insn::call_local(0));
+    }
+
+    /// `dst = &f`: a callback's address (`BPF_PSEUDO_FUNC`), resolved as calls are.
+    pub fn ld_func(&mut self, dst: Reg, f: FuncId) {
+        self.calls.push((self.insns.len(), f));
+        self.emit2(Insn::ld_func(dst, 0));
     }
 
     /// `dst = &maps[map]`.

@@ -246,6 +246,7 @@ impl<'a> Gen<'a> {
             TExprKind::UserWord(addr) => self.user_word(addr),
             TExprKind::Build { size, members } => self.build(*size, members),
             TExprKind::Speculation => self.speculation(),
+            TExprKind::StrFn { func, args } => self.str_fn(*func, args, &e.ty),
         }
     }
 

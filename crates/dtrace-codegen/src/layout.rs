@@ -106,7 +106,11 @@ pub struct Layout {
     pub stage_size: u32,
     pub spill_area: u32,
     pub spill_size: u32,
+    /// strtok's position (8 bytes) then its string (`str_cap` bytes).
+    pub strtok_area: u32,
     pub tmp_area: u32,
+    /// The string subprograms the clauses call.
+    pub subrs: crate::strfn::subr::Subrs,
     /// String table bytes (read-only map value) and the offset of each entry.
     pub strtab_bytes: Vec<u8>,
     strtab_index: BTreeMap<Vec<u8>, u32>,
@@ -284,7 +288,9 @@ impl Layout {
         let stage_area = key_area + round8(key_size);
         let spill_area = stage_area + round8(stage_size);
         let spill_size = SPILL_SLOTS * 8;
-        let tmp_area = spill_area + spill_size;
+        // strtok's string and position (per CPU, kept between clauses).
+        let strtok_area = spill_area + spill_size;
+        let tmp_area = strtok_area + 8 + str_cap;
         let mut l = Layout {
             maps,
             ringbuf,
@@ -305,7 +311,9 @@ impl Layout {
             stage_size: round8(stage_size),
             spill_area,
             spill_size,
+            strtok_area,
             tmp_area,
+            subrs: crate::strfn::subr::Subrs::default(),
             strtab_bytes: Vec::new(),
             strtab_index: BTreeMap::new(),
             zero_off: 0,

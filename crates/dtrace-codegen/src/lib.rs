@@ -40,6 +40,7 @@ mod builtins;
 mod clause;
 pub mod desc;
 mod elem;
+pub mod strfn;
 mod error;
 mod expr;
 mod gen;

@@ -7,6 +7,7 @@ use crate::clause::gen_clause;
 use crate::desc::{EpidDesc, ProbeName, ProgramDesc};
 use crate::layout::{round8, Layout};
 use crate::record::RecordPlan;
+use crate::strfn::subr::{Subrs, SUBR_BASE};
 use crate::trampoline::{self, Dispatch};
 use crate::{Attach, BpfProgram, CompiledProgram, MapKind, MapSpec, ProgType};
 use dtrace_bpf::MapRef;
@@ -169,6 +170,7 @@ pub fn compile(
             }
         };
         funcs[0].0 = main;
+        add_subrs(&mut funcs, &l.subrs);
         programs.push(link(name, prog_type, attach, funcs, tp));
     }
     l.finish(tmp_max);
@@ -234,6 +236,39 @@ fn syscall_table(
     m.flags = crate::BPF_F_RDONLY_PROG;
     l.maps.push(m);
     l.maps.len() - 1
+}
+
+/// Append the string subprograms that `funcs` call (directly or through other
+/// subprograms) and point those calls at them.
+fn add_subrs(funcs: &mut Vec<(Asm, Option<usize>)>, subrs: &Subrs) {
+    let mut placed: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut i = 0;
+    while i < funcs.len() {
+        let wanted: Vec<usize> = funcs[i]
+            .0
+            .calls
+            .iter()
+            .map(|(_, f)| f.0)
+            .filter(|t| *t >= SUBR_BASE)
+            .collect();
+        for t in wanted {
+            if placed.contains_key(&t) {
+                continue;
+            }
+            if let Some(code) = subrs.get(FuncId(t)) {
+                placed.insert(t, funcs.len());
+                funcs.push((code.clone(), None));
+            }
+        }
+        i += 1;
+    }
+    for (f, _) in funcs.iter_mut() {
+        for (_, id) in f.calls.iter_mut() {
+            if let Some(p) = placed.get(&id.0) {
+                *id = FuncId(*p);
+            }
+        }
+    }
 }
 
 fn link(

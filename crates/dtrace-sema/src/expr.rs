@@ -143,6 +143,12 @@ impl<'a> Checker<'a> {
                 self.intrinsic(func, args, span)
             }
             K::Call { func, args } if func == "speculation" => self.speculation_call(args, span),
+            K::Call { func, args } if crate::strfn::lookup(func).is_some() => {
+                match crate::strfn::lookup(func) {
+                    Some(f) => self.string_subr(func, f, args, span),
+                    None => Err(undefined(func, span)),
+                }
+            }
             K::Call { func, .. } => {
                 if crate::actions::is_action(func) || crate::actions::is_aggfunc(func) {
                     Err(Diagnostic::new(
@@ -376,6 +382,20 @@ impl<'a> Checker<'a> {
             return self.arith(aop, sym, a, b, span);
         }
         if let Some(cop) = cmp_op(op) {
+            // A string against the null pointer constant: the string subroutines
+            // that DTrace documents as returning NULL (strtok at the end, strchr,
+            // strrchr and strstr without a match) give "" here.
+            let (a, b) = match (a.ty.is_str(), b.ty.is_str()) {
+                (true, false) if crate::strfn::is_null_constant(&b) => {
+                    let e = self.empty_string(b.span);
+                    (a, e)
+                }
+                (false, true) if crate::strfn::is_null_constant(&a) => {
+                    let e = self.empty_string(a.span);
+                    (e, b)
+                }
+                _ => (a, b),
+            };
             // A string against a char array or pointer compares strings.
             let (a, b) = if a.ty.is_str() || b.ty.is_str() {
                 let a = self.string_of(a).unwrap_or_else(|e| e);
@@ -599,6 +619,13 @@ fn cmp_fold(op: CmpOp, o: std::cmp::Ordering) -> bool {
         CmpOp::Ge => o != Less,
         CmpOp::Eq => o == Equal,
         CmpOp::Ne => o != Equal,
+    }
+}
+
+impl<'a> Checker<'a> {
+    fn empty_string(&mut self, span: Span) -> TExpr {
+        let (id, cap) = self.intern(b"");
+        mk(TExprKind::Str(id), Ty::Str { cap }, span)
     }
 }
 

@@ -316,6 +316,34 @@ pub enum TExprKind {
     /// `speculation()`: a free speculation ID (1..=nspec) marked active, or 0 when
     /// none is free (counted as a failed speculation, busy or unavailable).
     Speculation,
+    /// A string subroutine call (see [`StrFunc`]); arguments already converted to
+    /// the prototype (strings, `int`, `char`, `int64_t`). `strtok`'s first argument
+    /// is the integer 0 when the call goes on with the previous string.
+    StrFn {
+        func: StrFunc,
+        args: Vec<TExpr>,
+    },
+}
+
+/// The D string subroutines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StrFunc {
+    Strlen,
+    Strjoin,
+    Substr,
+    Index,
+    Rindex,
+    Strchr,
+    Strrchr,
+    Strstr,
+    Strtok,
+    Toupper,
+    Tolower,
+    Lltostr,
+    Strtoll,
+    Basename,
+    Dirname,
+    Cleanpath,
 }
 
 /// One member stored by [`TExprKind::Build`]: an integer or pointer stored in

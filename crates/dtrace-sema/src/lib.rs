@@ -17,7 +17,7 @@
 //! (kernel symbol addresses, injected by the caller), `xlate` (translator
 //! declarations and the `xlate` operator), `intrinsic` (`__dt_*` subroutines only
 //! the D libraries may call), `speculation` (speculation subroutine and actions,
-//! and their placement rules).
+//! and their placement rules), `strfn` (the string subroutines' prototypes).
 
 mod actions;
 mod aggctl;
@@ -32,6 +32,7 @@ pub mod ir;
 pub mod options;
 mod print;
 mod printf;
+mod strfn;
 pub mod probe;
 mod ptr;
 mod speculation;

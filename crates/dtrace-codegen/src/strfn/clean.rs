@@ -1,0 +1,216 @@
+//! `cleanpath`: "//" becomes "/", "/./" is dropped and "/../" removes the
+//! component before it, textually (no symbolic links are followed), as DTrace's
+//! `cleanpath` does. A path ending in "/.." keeps the slash the removed component
+//! started at ("/a/b/.." is "/a/").
+//!
+//! One pass over the path, one byte per step, with the state (read position, write
+//! position, phase after "/", "/.", "/..") in the argument area and the write
+//! positions of the slashes kept on a small stack, so going back over a component
+//! is one pop. A step counter on the stack is the only value the verifier follows
+//! exactly; every step ends with the registers cleared, so each step is verified
+//! once per path through it.
+
+use super::subr::{Subr, A_0, A_1, A_2, A_COUNT};
+use super::Buf;
+use crate::asm::{Asm, Label};
+use crate::gen::{Gen, Val};
+use dtrace_bpf::{AluOp, Insn, JmpOp, Reg, Size};
+
+const R0: Reg = Reg::R0;
+const R1: Reg = Reg::R1;
+const R2: Reg = Reg::R2;
+const R3: Reg = Reg::R3;
+const R4: Reg = Reg::R4;
+const R5: Reg = Reg::R5;
+
+const SP_A: i16 = -8;
+const SP_DST: i16 = -16;
+const SP_SRC: i16 = -24;
+const SP_STK: i16 = -32;
+const SP_STEP: i16 = -40;
+
+impl<'a> Gen<'a> {
+    pub(crate) fn cleanpath(&mut self, area: u32, s: Val, cs: u32, cd: u32) -> Val {
+        let dst = self.tmp_str(cd);
+        let stk = self.tmp_str(2 * cd);
+        let lim = self.str_lim();
+        for slot in [A_0, A_1, A_2, A_COUNT] {
+            self.a_set(area, slot, 0);
+        }
+        let sub = Subr::Clean { cs, cd, lim };
+        self.call_subr(sub, area, &[Buf::Tmp(dst), Buf::Val(s), Buf::Tmp(stk)]);
+        self.tmp_val(dst)
+    }
+}
+
+fn fp_ld(a: &mut Asm, dst: Reg, off: i16) {
+    a.emit(Insn::ldx_mem(Size::DW, dst, Reg::FP, off));
+}
+
+/// Write the bytes `lits` then the byte in r0 at `dst[j]` (r3 = j, checked below
+/// `lim - 4`), advancing j and storing it.
+fn write(a: &mut Asm, lits: &[u8], with_c: bool) {
+    fp_ld(a, R5, SP_DST);
+    a.emit(Insn::alu64_reg(AluOp::Add, R5, R3));
+    let mut k = 0i16;
+    for b in lits {
+        a.emit(Insn::st_mem(Size::B, R5, k, *b as i32));
+        k += 1;
+    }
+    if with_c {
+        a.emit(Insn::stx_mem(Size::B, R5, R0, k));
+        k += 1;
+    }
+    a.emit(Insn::alu64_imm(AluOp::Add, R3, k as i32));
+    a.emit(Insn::stx_mem(Size::DW, R1, R3, A_1));
+}
+
+/// Push j (r3) on the slash stack.
+fn push(a: &mut Asm, cd: u32) {
+    let skip = a.label();
+    a.emit(Insn::ldx_mem(Size::DW, R5, R1, A_COUNT));
+    a.leave_imm(JmpOp::Ge, R5, cd as i32, skip);
+    a.emit(Insn::mov64_reg(R2, R5));
+    a.emit(Insn::alu64_imm(AluOp::Add, R2, 1));
+    a.emit(Insn::stx_mem(Size::DW, R1, R2, A_COUNT));
+    a.emit(Insn::alu64_imm(AluOp::Lsh, R5, 1));
+    fp_ld(a, R2, SP_STK);
+    a.emit(Insn::alu64_reg(AluOp::Add, R2, R5));
+    a.emit(Insn::stx_mem(Size::H, R2, R3, 0));
+    a.bind(skip);
+}
+
+fn set_phase(a: &mut Asm, p: i32) {
+    a.emit(Insn::st_mem(Size::DW, R1, A_2, p));
+}
+
+pub fn build(a: &mut Asm, cs: u32, cd: u32, lim: u32) {
+    let top = a.label();
+    let next = a.label();
+    let finish = a.label();
+    let finish_at = a.label();
+    let [p0, p1, p2, p3, back, popped, zl, zdone]: [Label; 8] = std::array::from_fn(|_| a.label());
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R1, SP_A));
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R2, SP_DST));
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R3, SP_SRC));
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R4, SP_STK));
+    a.emit(Insn::st_mem(Size::DW, Reg::FP, SP_STEP, 0));
+    a.bind(top);
+    fp_ld(a, R5, SP_STEP);
+    a.leave_imm(JmpOp::Ge, R5, (2 * cs + 4) as i32, finish);
+    a.emit(Insn::alu64_imm(AluOp::Add, R5, 1));
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R5, SP_STEP));
+    fp_ld(a, R1, SP_A);
+    // c = src[i++]
+    a.emit(Insn::ldx_mem(Size::DW, R2, R1, A_0));
+    a.emit(Insn::mov64_reg(R0, R2));
+    a.leave_imm(JmpOp::Ge, R0, cs as i32, finish);
+    fp_ld(a, R3, SP_SRC);
+    a.emit(Insn::alu64_reg(AluOp::Add, R0, R3));
+    a.emit(Insn::ldx_mem(Size::B, R0, R0, 0));
+    a.emit(Insn::alu64_imm(AluOp::Add, R2, 1));
+    a.emit(Insn::stx_mem(Size::DW, R1, R2, A_0));
+    a.emit(Insn::ldx_mem(Size::DW, R3, R1, A_1));
+    a.leave_imm(JmpOp::Ge, R3, lim.saturating_sub(4) as i32, finish);
+    a.emit(Insn::ldx_mem(Size::DW, R4, R1, A_2));
+    a.leave_imm(JmpOp::Eq, R4, 0, p0);
+    a.leave_imm(JmpOp::Eq, R4, 1, p1);
+    a.leave_imm(JmpOp::Eq, R4, 2, p2);
+    a.ja(p3);
+    // Plain bytes.
+    a.bind(p0);
+    let slash = a.label();
+    a.leave_imm(JmpOp::Eq, R0, b'/' as i32, slash);
+    a.leave_imm(JmpOp::Eq, R0, 0, finish);
+    write(a, &[], true);
+    a.ja(next);
+    a.bind(slash);
+    set_phase(a, 1);
+    a.ja(next);
+    // After "/".
+    a.bind(p1);
+    let dot = a.label();
+    a.leave_imm(JmpOp::Eq, R0, b'/' as i32, next);
+    a.leave_imm(JmpOp::Eq, R0, b'.' as i32, dot);
+    push(a, cd);
+    write(a, b"/", true);
+    set_phase(a, 0);
+    a.leave_imm(JmpOp::Eq, R0, 0, finish_at);
+    a.ja(next);
+    a.bind(dot);
+    set_phase(a, 2);
+    a.ja(next);
+    // After "/.".
+    a.bind(p2);
+    let (to1, dotdot) = (a.label(), a.label());
+    a.leave_imm(JmpOp::Eq, R0, b'/' as i32, to1);
+    a.leave_imm(JmpOp::Eq, R0, b'.' as i32, dotdot);
+    push(a, cd);
+    write(a, b"/.", true);
+    set_phase(a, 0);
+    a.leave_imm(JmpOp::Eq, R0, 0, finish_at);
+    a.ja(next);
+    a.bind(to1);
+    set_phase(a, 1);
+    a.ja(next);
+    a.bind(dotdot);
+    set_phase(a, 3);
+    a.ja(next);
+    // After "/..": another byte makes it a name; "/" or the end goes back.
+    a.bind(p3);
+    a.leave_imm(JmpOp::Eq, R0, b'/' as i32, back);
+    a.leave_imm(JmpOp::Eq, R0, 0, back);
+    push(a, cd);
+    write(a, b"/..", true);
+    set_phase(a, 0);
+    a.ja(next);
+    a.bind(back);
+    set_phase(a, 0);
+    a.emit(Insn::mov64_imm(R3, 0));
+    a.emit(Insn::ldx_mem(Size::DW, R5, R1, A_COUNT));
+    a.leave_imm(JmpOp::Eq, R5, 0, popped);
+    a.emit(Insn::alu64_imm(AluOp::Add, R5, -1));
+    a.emit(Insn::stx_mem(Size::DW, R1, R5, A_COUNT));
+    a.leave_imm(JmpOp::Ge, R5, cd as i32, popped);
+    a.emit(Insn::alu64_imm(AluOp::Lsh, R5, 1));
+    fp_ld(a, R2, SP_STK);
+    a.emit(Insn::alu64_reg(AluOp::Add, R2, R5));
+    a.emit(Insn::ldx_mem(Size::H, R3, R2, 0));
+    a.bind(popped);
+    a.emit(Insn::stx_mem(Size::DW, R1, R3, A_1));
+    let reread = a.label();
+    a.leave_imm(JmpOp::Ne, R0, 0, reread);
+    // "/.." at the end keeps the byte the removed component started at.
+    a.emit(Insn::alu64_imm(AluOp::Add, R3, 1));
+    a.emit(Insn::stx_mem(Size::DW, R1, R3, A_1));
+    a.ja(finish_at);
+    a.bind(reread);
+    a.emit(Insn::ldx_mem(Size::DW, R2, R1, A_0));
+    a.emit(Insn::alu64_imm(AluOp::Add, R2, -1));
+    a.emit(Insn::stx_mem(Size::DW, R1, R2, A_0));
+    a.bind(next);
+    for r in [R0, R1, R2, R3, R4, R5] {
+        a.emit(Insn::mov64_imm(r, 0));
+    }
+    a.ja(top);
+    // The string ends at j: zero the rest of the buffer.
+    a.bind(finish);
+    a.bind(finish_at);
+    a.emit(Insn::st_mem(Size::DW, Reg::FP, SP_STEP, 0));
+    fp_ld(a, R1, SP_A);
+    a.emit(Insn::ldx_mem(Size::DW, R3, R1, A_1));
+    fp_ld(a, R2, SP_DST);
+    for r in [R0, R4, R5] {
+        a.emit(Insn::mov64_imm(r, 0));
+    }
+    a.bind(zl);
+    a.leave_imm(JmpOp::Ge, R3, cd as i32, zdone);
+    a.emit(Insn::mov64_reg(R5, R2));
+    a.emit(Insn::alu64_reg(AluOp::Add, R5, R3));
+    a.emit(Insn::st_mem(Size::B, R5, 0, 0));
+    a.emit(Insn::alu64_imm(AluOp::Add, R3, 1));
+    a.ja(zl);
+    a.bind(zdone);
+    a.emit(Insn::mov64_imm(R0, 0));
+    a.emit(Insn::exit());
+}
