@@ -15,9 +15,9 @@ impl<'a> Gen<'a> {
                 self.dctx_ptr(Reg::R1, off);
                 self.a.emit(Insn::mov64_imm(Reg::R2, 16));
                 self.a.call_helper(helper::GET_CURRENT_COMM);
-                // strsize below the comm size truncates (the NUL at strsize - 1).
-                let keep = self.opts.strsize.clamp(1, 16);
-                for i in (keep - 1)..16 {
+                // strsize below the comm size truncates (the NUL at strsize).
+                let keep = self.opts.strsize.clamp(1, 15);
+                for i in keep..16 {
                     self.a
                         .emit(Insn::st_mem(Size::B, DCTX, (off + i) as i16, 0));
                 }

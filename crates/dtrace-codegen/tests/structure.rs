@@ -154,7 +154,8 @@ fn dynamic_variable_maps() {
     let arr = cp.maps.iter().find(|m| m.name == "dt_arr_a").unwrap();
     assert_eq!(
         (arr.kind, arr.key_size, arr.value_size),
-        (MapKind::Hash, 16, 256)
+        // A string value: strsize (256) bytes and the NUL, rounded up to 8.
+        (MapKind::Hash, 16, 264)
     );
     let g = &cp.maps[cp.globals_map];
     assert_eq!(g.value_size, 24);

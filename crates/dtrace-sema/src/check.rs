@@ -273,7 +273,7 @@ impl<'a> Checker<'a> {
 
     /// Intern a string literal; returns its id and capacity.
     pub(crate) fn intern(&mut self, s: &[u8]) -> (u32, u32) {
-        let max = (self.opts.strsize.clamp(1, 1 << 16) as usize).saturating_sub(1);
+        let max = self.opts.strsize.clamp(1, 1 << 16) as usize;
         let s: Vec<u8> = s
             .iter()
             .copied()

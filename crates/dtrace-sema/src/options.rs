@@ -23,7 +23,9 @@ impl Default for KernelOffsets {
 /// Options of one compilation (`-x strsize=...` and friends).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompileOptions {
-    /// Maximum string size including the NUL (`strsize`, default 256).
+    /// Maximum string length (`strsize`, default 256): as in DTrace for Linux, a
+    /// string holds at most `strsize` bytes before its NUL (`strlen` of a longer
+    /// literal is `strsize`).
     pub strsize: u32,
     /// Maximum entries of each aggregation map (`aggsize` in entries).
     pub aggsize: u32,
@@ -67,9 +69,10 @@ impl Default for CompileOptions {
 }
 
 impl CompileOptions {
-    /// The string buffer size actually used: `strsize` rounded up to 8, at least 8.
+    /// The string buffer size actually used: `strsize` plus the NUL, rounded up
+    /// to 8.
     pub fn str_cap(&self) -> u32 {
-        let s = self.strsize.clamp(1, 1 << 16);
+        let s = self.strsize.clamp(1, 1 << 16) + 1;
         s.div_ceil(8) * 8
     }
 

@@ -98,7 +98,8 @@ impl<'a> Checker<'a> {
     /// A `char` array or `char *` as a D string (read from kernel memory); strings
     /// as they are; `None` for anything else.
     pub(crate) fn string_of(&self, e: TExpr) -> Result<TExpr, TExpr> {
-        let strsize = self.opts.strsize.clamp(1, 1 << 16);
+        // Bytes read, the NUL included.
+        let strsize = self.opts.strsize.clamp(1, 1 << 16) + 1;
         let max = match e.ty {
             Ty::Str { .. } => return Ok(e),
             Ty::Agg { id, .. } => match self.array_elem(id) {
@@ -155,7 +156,7 @@ impl<'a> Checker<'a> {
         };
         let v = self.decay(v);
         if v.ty.is_int_or_ptr() {
-            let max = self.opts.strsize.clamp(1, 1 << 16);
+            let max = self.opts.strsize.clamp(1, 1 << 16) + 1;
             return Ok(retype_span(self.kstr(v, max), span));
         }
         Err(v)

@@ -164,7 +164,7 @@ impl<'a> Checker<'a> {
                         Err(v) => v,
                     };
                     // Any other pointer (or NULL) is read as the address of a string.
-                    let max = self.opts.strsize.clamp(1, 1 << 16);
+                    let max = self.opts.strsize.clamp(1, 1 << 16) + 1;
                     let ulong = self.b.ulong;
                     let addr = if v.ty.is_ptr() {
                         crate::ptr::retype(v, ulong)

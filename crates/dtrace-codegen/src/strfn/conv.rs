@@ -115,8 +115,14 @@ fn launder_r1(a: &mut Asm) {
 pub fn strtoll(a: &mut Asm, cs: u32) {
     let (ws, adv, ws_done, minus, plus) = (a.label(), a.label(), a.label(), a.label(), a.label());
     let (hex, xdigit, skip0x, digits) = (a.label(), a.label(), a.label(), a.label());
-    let (dloop, letter, have, fin, out, empty) =
-        (a.label(), a.label(), a.label(), a.label(), a.label(), a.label());
+    let (dloop, letter, have, fin, out, empty) = (
+        a.label(),
+        a.label(),
+        a.label(),
+        a.label(),
+        a.label(),
+        a.label(),
+    );
     a.emit(Insn::stx_mem(Size::DW, Reg::FP, R1, SAVED_A));
     a.emit(Insn::st_mem(Size::DW, Reg::FP, SAVED_NEG, 0));
     a.emit(Insn::ldx_mem(Size::DW, R4, R1, A_1));

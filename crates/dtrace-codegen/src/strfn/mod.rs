@@ -1,7 +1,7 @@
 //! The D string subroutines. A call evaluates its arguments, then runs one or more
 //! shared subprograms ([`subr`]) that talk through a small argument area `A` in the
 //! statement's dctx temporaries; string results are NUL-padded dctx temporaries
-//! of the result's capacity, at most `strsize - 1` bytes long.
+//! of the result's capacity, at most `strsize` bytes long.
 //!
 //! Semantics (Dynamic Tracing Guide, "Subroutines"): `substr` with a negative index
 //! counts from the end and a negative length stops that many bytes before the end;
@@ -40,9 +40,9 @@ pub(crate) enum Buf {
 }
 
 impl<'a> Gen<'a> {
-    /// Maximum length of a string result (`strsize` less the NUL).
+    /// Maximum length of a string result: `strsize` (the NUL not counted).
     pub(crate) fn str_lim(&self) -> u32 {
-        self.opts.strsize.clamp(2, 1 << 16) - 1
+        self.opts.strsize.clamp(1, 1 << 16)
     }
 
     pub(crate) fn a_load(&mut self, dst: Reg, area: u32, slot: i16) {

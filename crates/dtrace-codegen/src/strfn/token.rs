@@ -1,11 +1,16 @@
 //! `strtok`: the string being split and the position reached live in dctx's
-//! strtok area (per CPU), so `strtok(NULL, delim)` goes on where the previous
-//! call on this CPU stopped -- within one probe firing, as DTrace documents.
+//! strtok area, so `strtok(NULL, delim)` goes on where the previous call stopped.
+//! The position is clause-local, as DTrace documents ("it behaves like an
+//! implicit clause-local variable"): every clause starts with it NULL (-1), and
+//! `strtok(NULL, delim)` then reads address 0, an invalid-address fault. A token
+//! ends at (not after) the delimiter that ends it: the next call skips leading
+//! delimiters of its own set, which may differ.
 //! Delimiters are a 256-bit set built from `delim` ([`Subr::ByteSet`]); tokens
 //! are found with two [`Subr::Span`] scans, as C's `strspn`/`strcspn`.
 
 use super::subr::{Subr, A_0, A_1, A_RESULT};
 use super::Buf;
+use crate::desc::FaultKind;
 use crate::gen::{Gen, Val};
 use dtrace_bpf::{AluOp, Insn, JmpOp, Reg, Size};
 
@@ -23,12 +28,22 @@ impl<'a> Gen<'a> {
         let buf = pos + 8;
         if let Some((s, cs)) = first {
             self.copy_into(buf, cap, Buf::Val(s), cs);
+            self.a
+                .emit(Insn::st_mem(Size::DW, crate::gen::DCTX, pos as i16, 0));
+        } else {
+            self.a.emit(Insn::ldx_mem(
+                Size::DW,
+                Reg::R0,
+                crate::gen::DCTX,
+                pos as i16,
+            ));
             self.a.emit(Insn::st_mem(
                 Size::DW,
                 crate::gen::DCTX,
-                pos as i16,
+                crate::layout::D_FAULT_ADDR,
                 0,
             ));
+            self.fault_unless_at(JmpOp::Sge, Reg::R0, 0, FaultKind::BadAddr, true);
         }
         self.call_subr(Subr::ByteSet { cd: cdl }, area, &[Buf::Val(d)]);
         self.a.emit(Insn::ldx_mem(
@@ -39,30 +54,33 @@ impl<'a> Gen<'a> {
         ));
         self.a_store(area, A_0, Reg::R0);
         // Skip delimiters: the token starts where this stops.
-        self.call_subr(Subr::Span { cs: cap, want: true }, area, &[Buf::Tmp(buf)]);
+        self.call_subr(
+            Subr::Span {
+                cs: cap,
+                want: true,
+            },
+            area,
+            &[Buf::Tmp(buf)],
+        );
         let (none, copy) = (self.a.label(), self.a.label());
         self.a_load(Reg::R0, area, A_0);
         self.a_store(area, A_RESULT, Reg::R0);
         self.a_load(Reg::R1, area, A_1);
         self.a.jmp_imm(JmpOp::Eq, Reg::R1, 0, none);
         // The token ends at the next delimiter or the NUL.
-        self.call_subr(Subr::Span { cs: cap, want: false }, area, &[Buf::Tmp(buf)]);
+        self.call_subr(
+            Subr::Span {
+                cs: cap,
+                want: false,
+            },
+            area,
+            &[Buf::Tmp(buf)],
+        );
         let (end, start) = (Reg::R2, Reg::R3);
         self.a_load(end, area, A_0);
         self.a_load(start, area, A_RESULT);
-        self.a_load(Reg::R1, area, A_1);
-        // Next time: after the delimiter that ended this token, if any.
-        self.a.emit(Insn::mov64_reg(Reg::R4, end));
-        let at_nul = self.a.label();
-        self.a.jmp_imm(JmpOp::Eq, Reg::R1, 0, at_nul);
-        self.a.emit(Insn::alu64_imm(AluOp::Add, Reg::R4, 1));
-        self.a.bind(at_nul);
-        self.a.emit(Insn::stx_mem(
-            Size::DW,
-            crate::gen::DCTX,
-            Reg::R4,
-            pos as i16,
-        ));
+        self.a
+            .emit(Insn::stx_mem(Size::DW, crate::gen::DCTX, end, pos as i16));
         self.a.emit(Insn::alu64_reg(AluOp::Sub, end, start));
         self.a_store(area, A_0, start);
         self.a_store(area, A_1, end);
