@@ -17,6 +17,11 @@
 //! read stores the address in dctx and takes the clause's fault path (kind
 //! `BadAddr`), so the fault record carries the address.
 //!
+//! String subroutines (`strfn/`): shared subprograms, one per kind and buffer
+//! capacities, appended by the linker to the programs that call them; callbacks
+//! of `bpf_loop` are referenced with `ld_func`, so those programs carry BTF
+//! `func_info` (dtrace-sys adds it).
+//!
 //! ## Runtime contract
 //! 1. Create every [`MapSpec`] in order (indices are what instructions refer to),
 //!    write its `initial` entries, freeze it if `freeze`.

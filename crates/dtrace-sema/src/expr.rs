@@ -623,7 +623,10 @@ fn cmp_fold(op: CmpOp, o: std::cmp::Ordering) -> bool {
 }
 
 impl<'a> Checker<'a> {
-    fn empty_string(&mut self, span: Span) -> TExpr {
+    /// The empty string, which stands for a NULL string: the string subroutines'
+    /// NULL results are "" (strings are buffers here, not pointers), and `NULL`
+    /// compared with or stored in a string is "".
+    pub(crate) fn empty_string(&mut self, span: Span) -> TExpr {
         let (id, cap) = self.intern(b"");
         mk(TExprKind::Str(id), Ty::Str { cap }, span)
     }

@@ -207,6 +207,12 @@ impl<'a> Checker<'a> {
     }
 
     fn finish_assign(&mut self, lv: LValue, ty: Ty, r: TExpr, span: Span) -> R<TExpr> {
+        // NULL stored in a string is the empty string (see `Checker::empty_string`).
+        let r = if ty.is_str() && crate::strfn::is_null_constant(&r) {
+            self.empty_string(r.span)
+        } else {
+            r
+        };
         self.check_store(&ty, &r.ty, "=", span)?;
         // Strings keep their own capacity: codegen copies with padding.
         let rhs = match ty {

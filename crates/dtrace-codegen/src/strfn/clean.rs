@@ -6,9 +6,8 @@
 //! One pass over the path, one byte per step, with the state (read position, write
 //! position, phase after "/", "/.", "/..") in the argument area and the write
 //! positions of the slashes kept on a small stack, so going back over a component
-//! is one pop. A step counter on the stack is the only value the verifier follows
-//! exactly; every step ends with the registers cleared, so each step is verified
-//! once per path through it.
+//! is one pop. The steps are a `bpf_loop` callback: the verifier checks one step,
+//! whatever `strsize` is.
 
 use super::subr::{Subr, A_0, A_1, A_2, A_COUNT};
 use super::Buf;
@@ -23,11 +22,14 @@ const R3: Reg = Reg::R3;
 const R4: Reg = Reg::R4;
 const R5: Reg = Reg::R5;
 
-const SP_A: i16 = -8;
-const SP_DST: i16 = -16;
-const SP_SRC: i16 = -24;
-const SP_STK: i16 = -32;
-const SP_STEP: i16 = -40;
+/// The step callback's context, on the stack of [`build`]: `{A, dst, src, stk}`.
+const CTX: i16 = -32;
+const C_A: i16 = 0;
+const C_DST: i16 = 8;
+const C_SRC: i16 = 16;
+const C_STK: i16 = 24;
+/// The callback keeps the context pointer here.
+const SP_CTX: i16 = -8;
 
 impl<'a> Gen<'a> {
     pub(crate) fn cleanpath(&mut self, area: u32, s: Val, cs: u32, cd: u32) -> Val {
@@ -43,14 +45,16 @@ impl<'a> Gen<'a> {
     }
 }
 
-fn fp_ld(a: &mut Asm, dst: Reg, off: i16) {
-    a.emit(Insn::ldx_mem(Size::DW, dst, Reg::FP, off));
+/// `dst` = field `off` of the step's context.
+fn ctx_ld(a: &mut Asm, dst: Reg, off: i16) {
+    a.emit(Insn::ldx_mem(Size::DW, dst, Reg::FP, SP_CTX));
+    a.emit(Insn::ldx_mem(Size::DW, dst, dst, off));
 }
 
 /// Write the bytes `lits` then the byte in r0 at `dst[j]` (r3 = j, checked below
 /// `lim - 4`), advancing j and storing it.
 fn write(a: &mut Asm, lits: &[u8], with_c: bool) {
-    fp_ld(a, R5, SP_DST);
+    ctx_ld(a, R5, C_DST);
     a.emit(Insn::alu64_reg(AluOp::Add, R5, R3));
     let mut k = 0i16;
     for b in lits {
@@ -74,7 +78,7 @@ fn push(a: &mut Asm, cd: u32) {
     a.emit(Insn::alu64_imm(AluOp::Add, R2, 1));
     a.emit(Insn::stx_mem(Size::DW, R1, R2, A_COUNT));
     a.emit(Insn::alu64_imm(AluOp::Lsh, R5, 1));
-    fp_ld(a, R2, SP_STK);
+    ctx_ld(a, R2, C_STK);
     a.emit(Insn::alu64_reg(AluOp::Add, R2, R5));
     a.emit(Insn::stx_mem(Size::H, R2, R3, 0));
     a.bind(skip);
@@ -84,28 +88,52 @@ fn set_phase(a: &mut Asm, p: i32) {
     a.emit(Insn::st_mem(Size::DW, R1, A_2, p));
 }
 
-pub fn build(a: &mut Asm, cs: u32, cd: u32, lim: u32) {
-    let top = a.label();
+/// The `cleanpath` subprogram: r1 = A, r2 = dst, r3 = src, r4 = the slash stack;
+/// `step` is the id of its [`step`] callback, run by `bpf_loop` once per byte (and
+/// once more per "/..": at most `2 * cs + 4` times). Then the rest of `dst` is
+/// zeroed.
+pub fn build(a: &mut Asm, cs: u32, cd: u32, step: crate::asm::FuncId) {
+    let (zl, zdone) = (a.label(), a.label());
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R1, CTX + C_A));
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R2, CTX + C_DST));
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R3, CTX + C_SRC));
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R4, CTX + C_STK));
+    a.emit(Insn::mov64_imm(R1, (2 * cs + 4) as i32));
+    a.ld_func(R2, step);
+    a.emit(Insn::mov64_reg(R3, Reg::FP));
+    a.emit(Insn::alu64_imm(AluOp::Add, R3, CTX as i32));
+    a.emit(Insn::mov64_imm(R4, 0));
+    a.call_helper(dtrace_bpf::helper::LOOP);
+    // The string ends at j: zero the rest of the buffer.
+    a.emit(Insn::ldx_mem(Size::DW, R1, Reg::FP, CTX + C_A));
+    a.emit(Insn::ldx_mem(Size::DW, R3, R1, A_1));
+    a.emit(Insn::ldx_mem(Size::DW, R2, Reg::FP, CTX + C_DST));
+    a.bind(zl);
+    a.leave_imm(JmpOp::Ge, R3, cd as i32, zdone);
+    a.emit(Insn::mov64_reg(R5, R2));
+    a.emit(Insn::alu64_reg(AluOp::Add, R5, R3));
+    a.emit(Insn::st_mem(Size::B, R5, 0, 0));
+    a.emit(Insn::alu64_imm(AluOp::Add, R3, 1));
+    a.ja(zl);
+    a.bind(zdone);
+    a.emit(Insn::mov64_imm(R0, 0));
+    a.emit(Insn::exit());
+}
+
+/// One step (the `bpf_loop` callback: r2 = the context): returns 1 when the
+/// string is done.
+pub fn step(a: &mut Asm, cs: u32, cd: u32, lim: u32) {
     let next = a.label();
     let finish = a.label();
     let finish_at = a.label();
-    let [p0, p1, p2, p3, back, popped, zl, zdone]: [Label; 8] = std::array::from_fn(|_| a.label());
-    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R1, SP_A));
-    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R2, SP_DST));
-    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R3, SP_SRC));
-    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R4, SP_STK));
-    a.emit(Insn::st_mem(Size::DW, Reg::FP, SP_STEP, 0));
-    a.bind(top);
-    fp_ld(a, R5, SP_STEP);
-    a.leave_imm(JmpOp::Ge, R5, (2 * cs + 4) as i32, finish);
-    a.emit(Insn::alu64_imm(AluOp::Add, R5, 1));
-    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R5, SP_STEP));
-    fp_ld(a, R1, SP_A);
+    let [p0, p1, p2, p3, back, popped]: [Label; 6] = std::array::from_fn(|_| a.label());
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R2, SP_CTX));
+    ctx_ld(a, R1, C_A);
     // c = src[i++]
     a.emit(Insn::ldx_mem(Size::DW, R2, R1, A_0));
     a.emit(Insn::mov64_reg(R0, R2));
     a.leave_imm(JmpOp::Ge, R0, cs as i32, finish);
-    fp_ld(a, R3, SP_SRC);
+    ctx_ld(a, R3, C_SRC);
     a.emit(Insn::alu64_reg(AluOp::Add, R0, R3));
     a.emit(Insn::ldx_mem(Size::B, R0, R0, 0));
     a.emit(Insn::alu64_imm(AluOp::Add, R2, 1));
@@ -173,7 +201,7 @@ pub fn build(a: &mut Asm, cs: u32, cd: u32, lim: u32) {
     a.emit(Insn::stx_mem(Size::DW, R1, R5, A_COUNT));
     a.leave_imm(JmpOp::Ge, R5, cd as i32, popped);
     a.emit(Insn::alu64_imm(AluOp::Lsh, R5, 1));
-    fp_ld(a, R2, SP_STK);
+    ctx_ld(a, R2, C_STK);
     a.emit(Insn::alu64_reg(AluOp::Add, R2, R5));
     a.emit(Insn::ldx_mem(Size::H, R3, R2, 0));
     a.bind(popped);
@@ -189,28 +217,10 @@ pub fn build(a: &mut Asm, cs: u32, cd: u32, lim: u32) {
     a.emit(Insn::alu64_imm(AluOp::Add, R2, -1));
     a.emit(Insn::stx_mem(Size::DW, R1, R2, A_0));
     a.bind(next);
-    for r in [R0, R1, R2, R3, R4, R5] {
-        a.emit(Insn::mov64_imm(r, 0));
-    }
-    a.ja(top);
-    // The string ends at j: zero the rest of the buffer.
+    a.emit(Insn::mov64_imm(R0, 0));
+    a.emit(Insn::exit());
     a.bind(finish);
     a.bind(finish_at);
-    a.emit(Insn::st_mem(Size::DW, Reg::FP, SP_STEP, 0));
-    fp_ld(a, R1, SP_A);
-    a.emit(Insn::ldx_mem(Size::DW, R3, R1, A_1));
-    fp_ld(a, R2, SP_DST);
-    for r in [R0, R4, R5] {
-        a.emit(Insn::mov64_imm(r, 0));
-    }
-    a.bind(zl);
-    a.leave_imm(JmpOp::Ge, R3, cd as i32, zdone);
-    a.emit(Insn::mov64_reg(R5, R2));
-    a.emit(Insn::alu64_reg(AluOp::Add, R5, R3));
-    a.emit(Insn::st_mem(Size::B, R5, 0, 0));
-    a.emit(Insn::alu64_imm(AluOp::Add, R3, 1));
-    a.ja(zl);
-    a.bind(zdone);
-    a.emit(Insn::mov64_imm(R0, 0));
+    a.emit(Insn::mov64_imm(R0, 1));
     a.emit(Insn::exit());
 }

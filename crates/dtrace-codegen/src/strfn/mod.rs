@@ -130,7 +130,6 @@ impl<'a> Gen<'a> {
                 self.a_store(area, A_1, Reg::R1);
                 self.a.emit(Insn::alu64_imm(AluOp::Add, Reg::R1, -2));
                 self.fault_unless(JmpOp::Le, Reg::R1, 34, FaultKind::IllOp);
-                self.free(v);
             }
             None => self.a_set(area, A_1, 10),
         }

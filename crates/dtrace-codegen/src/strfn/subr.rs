@@ -71,6 +71,8 @@ pub enum Subr {
     Strtoll { cs: u32 },
     /// `dst = cleanpath(src)`; r4 = a slash stack of `2 * cd` bytes.
     Clean { cs: u32, cd: u32, lim: u32 },
+    /// The `bpf_loop` callback of [`Subr::Clean`]: one byte.
+    CleanStep { cs: u32, cd: u32, lim: u32 },
 }
 
 /// The subprograms a program's clauses call, built once each.
@@ -166,7 +168,11 @@ fn build(subrs: &mut Subrs, s: Subr) -> Asm {
         Subr::RScan { cs, slash } => rscan(&mut a, cs, slash),
         Subr::Lltostr { cd, lim } => super::conv::lltostr(&mut a, cd, lim),
         Subr::Strtoll { cs } => super::conv::strtoll(&mut a, cs),
-        Subr::Clean { cs, cd, lim } => super::clean::build(&mut a, cs, cd, lim),
+        Subr::Clean { cs, cd, lim } => {
+            let step = subrs.id(Subr::CleanStep { cs, cd, lim });
+            super::clean::build(&mut a, cs, cd, step)
+        }
+        Subr::CleanStep { cs, cd, lim } => super::clean::step(&mut a, cs, cd, lim),
     }
     a.finish()
 }
