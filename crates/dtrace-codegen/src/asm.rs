@@ -258,3 +258,33 @@ impl Asm {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leave_jumps_over_a_ja() {
+        let mut a = Asm::new();
+        let out = a.label();
+        a.leave_imm(JmpOp::Ge, Reg::R1, 8, out);
+        a.emit(Insn::mov64_imm(Reg::R0, 1));
+        a.bind(out);
+        a.emit(Insn::exit());
+        let a = a.finish();
+        // `if r1 < 8 goto +1; goto out; r0 = 1; out: exit`
+        assert_eq!(a.insns.len(), 4);
+        assert_eq!(a.insns[0], Insn::jmp_imm(JmpOp::Lt, Reg::R1, 8, 1));
+        assert_eq!(a.insns[1], Insn::ja(1));
+    }
+
+    #[test]
+    fn ld_func_is_resolved_like_a_call() {
+        let mut a = Asm::new();
+        a.ld_func(Reg::R2, FuncId(3));
+        a.emit(Insn::exit());
+        let a = a.finish();
+        assert_eq!(a.calls, vec![(0, FuncId(3))]);
+        assert!(a.insns[0].is_ld_imm64());
+    }
+}
