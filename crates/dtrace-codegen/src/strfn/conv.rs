@@ -20,6 +20,7 @@ const R5: Reg = Reg::R5;
 
 const SAVED_A: i16 = -8;
 const SAVED_NEG: i16 = -16;
+const SAVED_TABLE: i16 = -24;
 
 fn byte(a: &mut Asm, dst: Reg, off: i16, c: u8) {
     a.emit(Insn::st_mem(Size::B, dst, off, c as i32));
@@ -94,7 +95,8 @@ pub fn lltostr(a: &mut Asm, cd: u32, lim: u32) {
     a.emit(Insn::exit());
 }
 
-/// `dst = s[idx]` after checking `idx < cs` (else jump to `out`).
+/// `dst = s[idx + plus]` after checking the index is below `cs` (else jump to
+/// `out`).
 fn load(a: &mut Asm, dst: Reg, idx: Reg, plus: i32, cs: u32, out: crate::asm::Label) {
     a.emit(Insn::mov64_reg(dst, idx));
     if plus != 0 {
@@ -105,6 +107,33 @@ fn load(a: &mut Asm, dst: Reg, idx: Reg, plus: i32, cs: u32, out: crate::asm::La
     a.emit(Insn::ldx_mem(Size::B, dst, dst, 0));
 }
 
+/// Class of each byte for [`strtoll`]: its digit value (0-9, a-z and A-Z as
+/// 10-35), [`BLANK`] for a space or tab, [`OTHER`] for anything else. One table
+/// lookup per byte keeps each loop step to one branch out, so the verifier's
+/// pending states stay few whatever `strsize` is.
+pub const BLANK: u8 = 200;
+pub const OTHER: u8 = 255;
+
+pub fn digit_table() -> Vec<u8> {
+    (0..=255u8)
+        .map(|c| match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'z' => c - b'a' + 10,
+            b'A'..=b'Z' => c - b'A' + 10,
+            b' ' | b'\t' => BLANK,
+            _ => OTHER,
+        })
+        .collect()
+}
+
+/// r0 = the class of the byte in r0 (r5 clobbered).
+fn classify(a: &mut Asm) {
+    a.emit(Insn::ldx_mem(Size::DW, R5, Reg::FP, SAVED_TABLE));
+    a.emit(Insn::alu64_imm(AluOp::And, R0, 0xff));
+    a.emit(Insn::alu64_reg(AluOp::Add, R5, R0));
+    a.emit(Insn::ldx_mem(Size::B, R0, R5, 0));
+}
+
 /// `r1` through A's scratch slot: one unknown value for the verifier.
 fn launder_r1(a: &mut Asm) {
     a.emit(Insn::ldx_mem(Size::DW, R3, Reg::FP, SAVED_A));
@@ -112,10 +141,10 @@ fn launder_r1(a: &mut Asm) {
     a.emit(Insn::ldx_mem(Size::DW, R1, R3, A_2));
 }
 
+/// r1 = A, r2 = s, r3 = the [`digit_table`] (256 bytes).
 pub fn strtoll(a: &mut Asm, cs: u32) {
-    let (ws, adv, ws_done, minus, plus) = (a.label(), a.label(), a.label(), a.label(), a.label());
-    let (hex, xdigit, skip0x, digits) = (a.label(), a.label(), a.label(), a.label());
-    let (dloop, letter, have, fin, out, empty) = (
+    let (ws, ws_done, minus, plus) = (a.label(), a.label(), a.label(), a.label());
+    let (hex, digits, dloop, fin, out, empty) = (
         a.label(),
         a.label(),
         a.label(),
@@ -124,58 +153,44 @@ pub fn strtoll(a: &mut Asm, cs: u32) {
         a.label(),
     );
     a.emit(Insn::stx_mem(Size::DW, Reg::FP, R1, SAVED_A));
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, R3, SAVED_TABLE));
     a.emit(Insn::st_mem(Size::DW, Reg::FP, SAVED_NEG, 0));
     a.emit(Insn::ldx_mem(Size::DW, R4, R1, A_1));
     a.emit(Insn::mov64_imm(R1, 0));
     a.bind(ws);
     load(a, R0, R1, 0, cs, empty);
-    a.leave_imm(JmpOp::Eq, R0, b' ' as i32, adv);
-    a.leave_imm(JmpOp::Eq, R0, b'\t' as i32, adv);
-    a.ja(ws_done);
-    a.bind(adv);
+    classify(a);
+    a.leave_imm(JmpOp::Ne, R0, BLANK as i32, ws_done);
     a.emit(Insn::alu64_imm(AluOp::Add, R1, 1));
     a.ja(ws);
     a.bind(ws_done);
     launder_r1(a);
     load(a, R0, R1, 0, cs, empty);
-    a.leave_imm(JmpOp::Eq, R0, b'-' as i32, minus);
-    a.leave_imm(JmpOp::Eq, R0, b'+' as i32, plus);
+    a.jmp_imm(JmpOp::Eq, R0, b'-' as i32, minus);
+    a.jmp_imm(JmpOp::Eq, R0, b'+' as i32, plus);
     a.ja(hex);
     a.bind(minus);
     a.emit(Insn::st_mem(Size::DW, Reg::FP, SAVED_NEG, 1));
     a.bind(plus);
     a.emit(Insn::alu64_imm(AluOp::Add, R1, 1));
     a.bind(hex);
-    a.leave_imm(JmpOp::Ne, R4, 16, digits);
+    // In base 16, "0x" or "0X" before a hex digit is skipped.
+    a.jmp_imm(JmpOp::Ne, R4, 16, digits);
     load(a, R0, R1, 0, cs, digits);
-    a.leave_imm(JmpOp::Ne, R0, b'0' as i32, digits);
+    a.jmp_imm(JmpOp::Ne, R0, b'0' as i32, digits);
     load(a, R0, R1, 1, cs, digits);
     a.emit(Insn::alu64_imm(AluOp::Or, R0, 0x20));
-    a.leave_imm(JmpOp::Ne, R0, b'x' as i32, digits);
+    a.jmp_imm(JmpOp::Ne, R0, b'x' as i32, digits);
     load(a, R0, R1, 2, cs, digits);
-    a.leave_imm(JmpOp::Lt, R0, b'0' as i32, digits);
-    a.leave_imm(JmpOp::Le, R0, b'9' as i32, skip0x);
-    a.bind(xdigit);
-    a.emit(Insn::alu64_imm(AluOp::Or, R0, 0x20));
-    a.leave_imm(JmpOp::Lt, R0, b'a' as i32, digits);
-    a.leave_imm(JmpOp::Gt, R0, b'f' as i32, digits);
-    a.bind(skip0x);
+    classify(a);
+    a.jmp_imm(JmpOp::Ge, R0, 16, digits);
     a.emit(Insn::alu64_imm(AluOp::Add, R1, 2));
     a.bind(digits);
     launder_r1(a);
     a.emit(Insn::mov64_imm(R3, 0));
     a.bind(dloop);
     load(a, R0, R1, 0, cs, fin);
-    a.leave_imm(JmpOp::Lt, R0, b'0' as i32, fin);
-    a.leave_imm(JmpOp::Gt, R0, b'9' as i32, letter);
-    a.emit(Insn::alu64_imm(AluOp::Add, R0, -(b'0' as i32)));
-    a.ja(have);
-    a.bind(letter);
-    a.emit(Insn::alu64_imm(AluOp::Or, R0, 0x20));
-    a.leave_imm(JmpOp::Lt, R0, b'a' as i32, fin);
-    a.leave_imm(JmpOp::Gt, R0, b'z' as i32, fin);
-    a.emit(Insn::alu64_imm(AluOp::Add, R0, 10 - b'a' as i32));
-    a.bind(have);
+    classify(a);
     a.leave_reg(JmpOp::Ge, R0, R4, fin);
     a.emit(Insn::alu64_reg(AluOp::Mul, R3, R4));
     a.emit(Insn::alu64_reg(AluOp::Add, R3, R0));
@@ -183,7 +198,7 @@ pub fn strtoll(a: &mut Asm, cs: u32) {
     a.ja(dloop);
     a.bind(fin);
     a.emit(Insn::ldx_mem(Size::DW, R5, Reg::FP, SAVED_NEG));
-    a.leave_imm(JmpOp::Eq, R5, 0, out);
+    a.jmp_imm(JmpOp::Eq, R5, 0, out);
     a.emit(Insn::neg64(R3));
     a.ja(out);
     a.bind(empty);

@@ -213,7 +213,9 @@ impl<'a> Gen<'a> {
             }
             (StrFunc::Strtoll, Some(s)) => {
                 self.base_arg(area, v(1));
-                self.call_subr(Subr::Strtoll { cs: cap(0) }, area, &[Buf::Val(s)]);
+                let table = self.l.intern(&conv::digit_table());
+                let sub = Subr::Strtoll { cs: cap(0) };
+                self.call_subr(sub, area, &[Buf::Val(s), Buf::Lit(table)]);
                 self.area_int(area, A_0, ty)
             }
             (StrFunc::Basename | StrFunc::Dirname | StrFunc::Cleanpath, Some(s)) => {

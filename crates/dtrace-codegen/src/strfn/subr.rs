@@ -67,7 +67,8 @@ pub enum Subr {
     RScan { cs: u32, slash: bool },
     /// `dst` = `A[0]` written in base `A[1]` (2..=36) as DTrace's `lltostr`.
     Lltostr { cd: u32, lim: u32 },
-    /// `A[0]` = `s` read as an integer in base `A[1]` (2..=36) as `strtoll`.
+    /// `A[0]` = `s` read as an integer in base `A[1]` (2..=36) as `strtoll`; r3 =
+    /// the byte classes of `conv::digit_table`.
     Strtoll { cs: u32 },
     /// `dst = cleanpath(src)`; r4 = a slash stack of `2 * cd` bytes.
     Clean { cs: u32, cd: u32, lim: u32 },
