@@ -74,14 +74,18 @@ fn one_subprogram_per_kind() {
 #[test]
 fn large_strsize_still_verifies() {
     let opts = CompileOptions {
-        strsize: 2048,
+        strsize: 4096,
         ..CompileOptions::default()
     };
     let src = r#"BEGIN { s = "a/b/./c"; t = strjoin(s, "/../d");
         trace(cleanpath(t)); trace(strstr(t, "../d")); trace(lltostr(rindex(t, "/")));
-        trace(substr(t, 2)); trace(strtok(t, "/")); }"#;
+        trace(substr(t, 2)); trace(strtok(t, "/")); trace(lltostr(strtoll("  -0x2a", 16)));
+        trace(strrchr(t, 'c')); }"#;
     let Some(got) = begin_strings(src, &opts) else {
         return;
     };
-    assert_eq!(got, ["a/b/d", "../d", "10", "b/./c/../d", "a"]);
+    assert_eq!(
+        got,
+        ["a/b/d", "../d", "10", "b/./c/../d", "a", "-42", "c/../d"]
+    );
 }
