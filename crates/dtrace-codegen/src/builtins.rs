@@ -139,7 +139,9 @@ impl<'a> Gen<'a> {
         let want = str_cap(ty);
         if vals.iter().all(|v| *v == first) || self.l.probeinfo.is_none() {
             // A literal of capacity round8(len+1) <= want; widen it for readers.
-            let bytes = first.into_bytes();
+            // Like every string, at most strsize bytes.
+            let mut bytes = first.into_bytes();
+            bytes.truncate(self.opts.strsize as usize);
             let v = self.str_literal(&bytes);
             let have = crate::layout::round8(bytes.len() as u32 + 1).min(want);
             if have < want {

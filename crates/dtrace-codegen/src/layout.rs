@@ -264,7 +264,7 @@ impl Layout {
                         .as_bytes()
                         .iter()
                         .copied()
-                        .take(caps[k] as usize - 1)
+                        .take((caps[k] as usize - 1).min(opts.strsize as usize))
                         .collect();
                     b.resize(caps[k] as usize, 0);
                     v.extend_from_slice(&b);

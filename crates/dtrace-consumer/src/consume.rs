@@ -258,7 +258,8 @@ impl Consumer {
             match &a.kind {
                 ActionKind::Trace => {
                     for v in vals {
-                        trace_value(v, quiet, self.opts.rawbytes, &mut buf);
+                        let raw = self.opts.rawbytes.then_some(self.opts.strsize);
+                        trace_value(v, quiet, raw, &mut buf);
                     }
                 }
                 ActionKind::Printf { .. } => {
@@ -436,8 +437,9 @@ fn agg_descs<'a>(desc: &'a ProgramDesc, ids: &[u32]) -> Result<Vec<&'a AggDesc>,
         .collect()
 }
 
-/// Appends one trace()d value.
-fn trace_value(v: &Value, quiet: bool, rawbytes: bool, out: &mut Vec<u8>) {
+/// Appends one trace()d value. `rawbytes`: `Some(strsize)` when byte arrays and
+/// strings are dumped in hex (a string as its `strsize + 1` bytes).
+fn trace_value(v: &Value, quiet: bool, rawbytes: Option<u32>, out: &mut Vec<u8>) {
     let s = match v {
         Value::Int { bits, size, signed } => {
             // By the D type: signed types sign-extended, unsigned ones (up to
@@ -463,6 +465,12 @@ fn trace_value(v: &Value, quiet: bool, rawbytes: bool, out: &mut Vec<u8>) {
             }
         }
         Value::Str(s) => {
+            if let Some(strsize) = rawbytes {
+                let mut b = s.clone();
+                b.resize((strsize as usize + 1).max(b.len() + 1), 0);
+                print_bytes(&b, 33, quiet, true, out);
+                return;
+            }
             if !quiet {
                 out.extend_from_slice(b"  ");
             }
@@ -473,7 +481,7 @@ fn trace_value(v: &Value, quiet: bool, rawbytes: bool, out: &mut Vec<u8>) {
             return;
         }
         Value::Bytes(b) => {
-            print_bytes(b, 33, quiet, rawbytes, out);
+            print_bytes(b, 33, quiet, rawbytes.is_some(), out);
             return;
         }
     };

@@ -26,6 +26,9 @@ pub struct ConsumerOptions {
     pub utf8: bool,
     /// `rawbytes`: print traced byte arrays as hex dumps even when they look like strings.
     pub rawbytes: bool,
+    /// `strsize`: with `rawbytes`, a traced string is dumped as its `strsize + 1`
+    /// bytes (the string, then NULs).
+    pub strsize: u32,
     /// dtrace(1)'s testing mode (`_DTRACE_TESTING` in the environment): the default
     /// per-probe output is `FUNCTION:NAME` alone (`%32s`), without the CPU and ID columns.
     pub testing: bool,

@@ -373,6 +373,24 @@ fn trace_bytes_hexdump_and_string_like_bytes() {
 }
 
 #[test]
+fn rawbytes_dumps_strings_as_strsize_plus_one_bytes() {
+    let desc = program(vec![(24, vec![trace(string(16, 8))])], begin());
+    let r = Rec::new(1, 1, 0, 24).put(16, b"abc\0\0\0\0\0").0;
+    let opts = ConsumerOptions {
+        quiet: true,
+        rawbytes: true,
+        strsize: 5,
+        ..Default::default()
+    };
+    let (out, ..) = run(desc, opts, &[r], &mut Aggs::default(), false).unwrap();
+    assert_eq!(
+        out,
+        "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n\
+        \x20        0: 61 62 63 00 00 00                                abc...\n"
+    );
+}
+
+#[test]
 fn random_bytes_never_panic() {
     // A deterministic pseudo-random byte soup through every action kind.
     let mut d = program(

@@ -73,6 +73,7 @@ impl Session {
             aggsortpos: options.aggsortpos.unwrap_or(0),
             aggsortkeypos: options.aggsortkeypos.unwrap_or(0),
             rawbytes: options.rawbytes,
+            strsize: options.strsize.min(1 << 16) as u32,
             aggpack: options.aggpack,
             aggzoom: options.aggzoom,
             aggpercpu: options.aggpercpu,
