@@ -154,6 +154,7 @@ impl<'a> Checker<'a> {
             || self.arrays.contains_key(name)
             || self.inlines.contains_key(name)
             || self.builtin(name).is_some()
+            || crate::strfn::lookup(name).is_some()
     }
 
     fn redeclared(name: &str, span: Span) -> Diagnostic {

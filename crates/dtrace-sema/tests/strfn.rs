@@ -147,3 +147,10 @@ fn argument_types() {
         assert_eq!(m, msg);
     }
 }
+
+#[test]
+fn subroutine_names_cannot_be_declared() {
+    let (tag, m) = err("int strstr; BEGIN { }");
+    assert_eq!(tag, Tag::D_DECL_IDRED);
+    assert_eq!(m, "identifier redeclared: strstr");
+}
