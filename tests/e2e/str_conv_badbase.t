@@ -4,5 +4,4 @@ status: 0
 stdout:
 
 stderr-re:
-dtrace: error on enabled probe ID 1 \(ID 1: dtrace:::BEGIN\): illegal operation in action #2 at DIF offset [0-9]+
-dtrace: 1 error on CPU [0-9]+
+dtrace: error in dt_clause_0 for probe ID 1 \(dtrace:::BEGIN\): illegal operation at BPF pc [0-9]+

@@ -6,5 +6,4 @@ stdout:
 fault
 
 stderr-re:
-dtrace: error on enabled probe ID [0-9]+ \(ID 1: dtrace:::BEGIN\): invalid address \(0x0\) in action #1 at DIF offset [0-9]+
-dtrace: 1 error on CPU [0-9]+
+dtrace: error in dt_clause_1 for probe ID 1 \(dtrace:::BEGIN\): invalid address \(0x0\) at BPF pc [0-9]+

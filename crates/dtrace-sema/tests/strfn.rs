@@ -36,6 +36,7 @@ fn run(src: &str) -> Result<TypedProgram, Diagnostic> {
         name: "BEGIN".into(),
         kind: ProbeKind::Begin,
         arg_types: Vec::new(),
+        fields: Vec::new(),
     };
     check(
         &prog,
