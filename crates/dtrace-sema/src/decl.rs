@@ -258,7 +258,8 @@ impl<'a> Checker<'a> {
                     format!("associative arrays may not be declared as local variables: {name}"),
                 ));
             }
-            if storage.is_some() && storage != Some("static") {
+            let thread = storage == Some("self");
+            if storage.is_some() && storage != Some("static") && !thread {
                 return Err(Diagnostic::new(
                     Tag::D_DECL_USELESS,
                     span,
@@ -271,28 +272,48 @@ impl<'a> Checker<'a> {
             let vt = self.apply_declarator(base, inner, span)?;
             let value = self.storage_type(name, vt, span, true)?;
             let mut kt = Vec::new();
+            // A thread-local array (`self int a[int];`) is keyed by the thread first.
+            if thread {
+                if let Some((_, tid)) = self.builtin("tid") {
+                    kt.push(tid);
+                }
+            }
             for k in keys {
                 let id = self.type_name(k)?;
                 let t = self.storage_type(name, id, k.span, false)?;
                 kt.push(t);
             }
-            if self.taken(name) {
+            let full = if thread {
+                crate::vars::thread_array_name(name)
+            } else {
+                name.to_string()
+            };
+            let clash = if thread {
+                self.thread.contains_key(name) || self.arrays.contains_key(&full)
+            } else {
+                self.taken(name)
+            };
+            if clash {
                 return Err(Self::redeclared(name, span));
             }
             let a = self.out.arrays.len() as u32;
             self.out.arrays.push(ArrayInfo {
-                name: name.to_string(),
+                name: full.clone(),
                 keys: kt,
                 value,
             });
-            self.arrays.insert(name.to_string(), a);
+            self.arrays.insert(full, a);
             return Ok(());
         }
         let id = self.apply_declarator(base, decl, span)?;
         let ty = self.storage_type(name, id, span, true)?;
         match storage {
             Some("self") => {
-                if self.thread.contains_key(name) {
+                if self.thread.contains_key(name)
+                    || self
+                        .arrays
+                        .contains_key(&crate::vars::thread_array_name(name))
+                {
                     return Err(Self::redeclared(name, span));
                 }
                 self.new_thread(name, ty, span);

@@ -84,7 +84,7 @@ impl<'a> Checker<'a> {
             },
             K::Index { base, index } if self.assoc_of_aggs(base).is_some() => {
                 let (name, array) = self.assoc_of_aggs(base).unwrap_or_default();
-                let keys = self.keys(index)?;
+                let keys = self.assoc_keys(base, index)?;
                 let keys = self.match_keys(array, &name, keys, e.span)?;
                 let ty = self.out.arrays[array as usize].value;
                 (ElemRoot::Array { array, keys }, ty)
@@ -161,11 +161,9 @@ impl<'a> Checker<'a> {
     /// `base` names an associative array whose values are structs, unions or
     /// arrays: its name and index.
     fn assoc_of_aggs(&self, base: &ast::Expr) -> Option<(String, u32)> {
-        let K::Ident(name) = &base.kind else {
-            return None;
-        };
-        let array = *self.arrays.get(name)?;
+        let name = self.assoc_name(base)?;
+        let array = *self.arrays.get(&name)?;
         let info = self.out.arrays.get(array as usize)?;
-        info.value.is_agg().then(|| (name.clone(), array))
+        info.value.is_agg().then_some((name, array))
     }
 }

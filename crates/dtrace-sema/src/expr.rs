@@ -120,20 +120,26 @@ impl<'a> Checker<'a> {
                 Ok(mk(TExprKind::Str(id), Ty::Str { cap }, span))
             }
             K::Ident(name) => self.ident(name, span),
-            K::SelfVar(name) => match self.thread.get(name) {
-                Some(id) => {
-                    let ty = self.out.thread_vars[*id as usize].ty;
-                    Ok(mk(TExprKind::Var(VarRef::Thread(*id)), ty, span))
-                }
-                None => Err(undefined(&format!("self->{name}"), span)),
-            },
-            K::ThisVar(name) => match self.clause.get(name) {
-                Some(id) => {
-                    let ty = self.out.clause_vars[*id as usize].ty;
-                    Ok(mk(TExprKind::Var(VarRef::Clause(*id)), ty, span))
-                }
-                None => Err(undefined(&format!("this->{name}"), span)),
-            },
+            // A thread- or clause-local variable read before any assignment is
+            // declared by that reference (D creates `self->` and `this->` variables
+            // on first use) as `int64_t`, and reads as 0 until stored: the idiom
+            // `/self->ts == 0/ { self->ts = timestamp; }`.
+            K::SelfVar(name) => {
+                let id = match self.thread.get(name) {
+                    Some(id) => *id,
+                    None => self.new_thread(name, self.b.int64_t, span),
+                };
+                let ty = self.out.thread_vars[id as usize].ty;
+                Ok(mk(TExprKind::Var(VarRef::Thread(id)), ty, span))
+            }
+            K::ThisVar(name) => {
+                let id = match self.clause.get(name) {
+                    Some(id) => *id,
+                    None => self.new_clause(name, self.b.int64_t, span),
+                };
+                let ty = self.out.clause_vars[id as usize].ty;
+                Ok(mk(TExprKind::Var(VarRef::Clause(id)), ty, span))
+            }
             K::Agg(name) => Err(Diagnostic::new(
                 Tag::D_AGG_SCALAR,
                 span,

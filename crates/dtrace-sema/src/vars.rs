@@ -165,11 +165,11 @@ impl<'a> Checker<'a> {
                 }
             }
             K::Index { base, index } => {
-                let name = match &base.kind {
-                    K::Ident(name) if !self.names_object(name) => name,
-                    _ => return Err(not_writable(lhs, "=")),
+                let Some(name) = self.assoc_name(base) else {
+                    return Err(not_writable(lhs, "="));
                 };
-                let keys = self.keys(index)?;
+                let name = &name;
+                let keys = self.assoc_keys(base, index)?;
                 let r = self.expr(rhs)?;
                 let r = self.storable_in(r, true)?;
                 let array = match self.arrays.get(name) {
@@ -281,18 +281,15 @@ impl<'a> Checker<'a> {
                     .ok_or_else(|| not_writable(e, sym))
             }
             K::Index { base, index } => {
-                let K::Ident(name) = &base.kind else {
+                let Some(name) = self.assoc_name(base) else {
                     return Err(not_writable(e, sym));
                 };
-                if self.globals.contains_key(name) || self.builtin(name).is_some() {
-                    return Err(not_writable(e, sym));
-                }
-                let keys = self.keys(index)?;
-                let array = match self.arrays.get(name) {
+                let keys = self.assoc_keys(base, index)?;
+                let array = match self.arrays.get(&name) {
                     Some(a) => *a,
-                    None => self.new_array(name, &keys, implicit),
+                    None => self.new_array(&name, &keys, implicit),
                 };
-                let keys = self.match_keys(array, name, keys, e.span)?;
+                let keys = self.match_keys(array, &name, keys, e.span)?;
                 Ok((
                     LValue::Array { array, keys },
                     self.out.arrays[array as usize].value,
@@ -464,6 +461,19 @@ impl<'a> Checker<'a> {
                 let ty = self.out.arrays[array as usize].value;
                 Ok(mk(TExprKind::ArrayGet { array, keys }, ty, span))
             }
+            K::SelfVar(name) if !self.thread.contains_key(name) => {
+                let full = thread_array_name(name);
+                let keys = self.assoc_keys(base, index)?;
+                // A thread-local array read before any store: its values are
+                // `int64_t`, as an implicit declaration by `++` would make them.
+                let array = match self.arrays.get(&full) {
+                    Some(a) => *a,
+                    None => self.new_array(&full, &keys, self.b.int64_t),
+                };
+                let keys = self.match_keys(array, &full, keys, span)?;
+                let ty = self.out.arrays[array as usize].value;
+                Ok(mk(TExprKind::ArrayGet { array, keys }, ty, span))
+            }
             K::Agg(name) => Err(Diagnostic::new(
                 Tag::D_AGG_SCALAR,
                 span,
@@ -475,6 +485,32 @@ impl<'a> Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
+    /// The associative array `base[...]` names, if `base` can name one: a global
+    /// array (`a[k]`) or a thread-local one (`self->a[k]`, kept under the name
+    /// `self->a` with the thread's ID as a hidden first key).
+    pub(crate) fn assoc_name(&self, base: &ast::Expr) -> Option<String> {
+        match &base.kind {
+            K::Ident(name) if !self.names_object(name) => Some(name.clone()),
+            K::SelfVar(name) if !self.thread.contains_key(name) => Some(thread_array_name(name)),
+            _ => None,
+        }
+    }
+
+    /// The keys of `base[index]`: for a thread-local array, the thread's ID first.
+    pub(crate) fn assoc_keys(&mut self, base: &ast::Expr, index: &[ast::Expr]) -> R<Vec<TExpr>> {
+        let mut keys = Vec::new();
+        if matches!(base.kind, K::SelfVar(_)) {
+            if let Some((b, ty)) = self.builtin("tid") {
+                keys.push(mk(TExprKind::Builtin(b), ty, base.span));
+            }
+        }
+        self.depth += keys.len() as u32;
+        let user = self.keys(index);
+        self.depth -= keys.len() as u32;
+        keys.extend(user?);
+        Ok(keys)
+    }
+
     /// Whether `name` is a D constant (enumerator or inline) rather than a variable.
     pub(crate) fn is_constant_name(&self, name: &str) -> bool {
         self.types.lookup_constant(name).is_some() || self.inlines.contains_key(name)
@@ -508,4 +544,9 @@ fn lval_err(sym: &str, span: Span) -> Diagnostic {
         span,
         format!("operator {sym} requires modifiable lvalue as an operand"),
     )
+}
+
+/// The name a thread-local associative array `self->name` is kept under.
+pub(crate) fn thread_array_name(name: &str) -> String {
+    format!("self->{name}")
 }

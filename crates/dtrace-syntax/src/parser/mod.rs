@@ -355,8 +355,11 @@ impl<'a> Parser<'a> {
         let t = self.peek()?;
         Ok(match &t.kind {
             Tok::Kw(Kw::SelfKw | Kw::This) => {
+                // `self int x;`, or `self x;` (the type defaults to int, as in C).
                 let n = self.peek_at(1)?;
-                self.starts_type(&n) || matches!(n.kind, Tok::Kw(k) if k.is_storage())
+                self.starts_type(&n)
+                    || matches!(n.kind, Tok::Kw(k) if k.is_storage())
+                    || matches!(n.kind, Tok::Ident(_))
             }
             Tok::Kw(k) if k.is_storage() || k.is_type_keyword() || k.is_qualifier() => true,
             Tok::Ident(n) if self.is_type_ident(n) => {

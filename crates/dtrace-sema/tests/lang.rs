@@ -1,0 +1,134 @@
+//! Language items of the Dynamic Tracing Guide checked by sema: thread-local
+//! associative arrays, read-modify-write operators on array elements, variables
+//! read before any assignment, and storage-class-only declarations.
+
+use dtrace_ctypes::TypeTable;
+use dtrace_sema::{
+    check, CompileOptions, ProbeInfo, ProbeKind, TExprKind, TStmt, Ty, TypedProgram,
+};
+use dtrace_syntax::ast::Item;
+use dtrace_syntax::{parse, Diagnostic, ParseOptions, SourceKind, SourceMap, Tag};
+use std::collections::HashMap;
+
+fn run(src: &str) -> Result<TypedProgram, Diagnostic> {
+    let mut map = SourceMap::new();
+    let id = map.add(SourceKind::ProbeSpecifier, src.to_string());
+    let args: Vec<String> = Vec::new();
+    let vars: HashMap<String, String> = HashMap::new();
+    let mut t = TypeTable::with_builtins();
+    let is_type = |n: &str| t.lookup(n).is_some();
+    let opts = ParseOptions {
+        macro_args: &args,
+        macro_vars: &vars,
+        defaultargs: false,
+        is_type_name: &is_type,
+    };
+    let prog = parse(&map, id, &opts).expect("parses");
+    let n = prog
+        .items
+        .iter()
+        .filter(|i| matches!(i, Item::Clause(_)))
+        .count();
+    let begin = ProbeInfo {
+        id: 1,
+        provider: "dtrace".into(),
+        module: String::new(),
+        function: String::new(),
+        name: "BEGIN".into(),
+        kind: ProbeKind::Begin,
+        arg_types: Vec::new(),
+    };
+    let probes = vec![vec![begin]; n];
+    check(&prog, &probes, &mut t, &CompileOptions::default())
+}
+
+fn ok(src: &str) -> TypedProgram {
+    match run(src) {
+        Ok(p) => p,
+        Err(d) => panic!("{src}: {}", d.message),
+    }
+}
+
+fn int_size(t: &Ty) -> Option<u8> {
+    match t {
+        Ty::Int { size, .. } => Some(*size),
+        _ => None,
+    }
+}
+
+#[test]
+fn thread_local_assoc_array_is_keyed_by_thread() {
+    let p = ok(r#"BEGIN { self->a["k"] = 42; self->a["k"]++; self->a["j"] += 2; }"#);
+    assert_eq!(p.arrays.len(), 1);
+    let a = &p.arrays[0];
+    assert_eq!(a.name, "self->a");
+    // The hidden thread key, then the user's string key.
+    assert_eq!(a.keys.len(), 2);
+    assert!(a.keys[0].is_int());
+    assert!(a.keys[1].is_str());
+    assert!(p.thread_vars.is_empty());
+}
+
+#[test]
+fn declared_thread_local_assoc_array() {
+    let p = ok("self int x[int, int]; self int y; BEGIN { self->x[self->y, 1] = 3; }");
+    let a = p
+        .arrays
+        .iter()
+        .find(|a| a.name == "self->x")
+        .expect("array");
+    assert_eq!(a.keys.len(), 3);
+    assert_eq!(int_size(&a.value), Some(4));
+    // A second declaration of the same name is a redeclaration.
+    let e = run("self int x[int]; self int x[int]; BEGIN { }").unwrap_err();
+    assert_eq!(e.tag, Tag::D_DECL_IDRED);
+}
+
+#[test]
+fn rmw_operators_on_global_array_elements() {
+    let p = ok(r#"BEGIN { a[1]++; --a[2]; a[3] *= 4; b["x"] -= 1; }"#);
+    assert_eq!(p.arrays.len(), 2);
+    // Implicitly declared by the operator: 64-bit values.
+    assert_eq!(int_size(&p.arrays[0].value), Some(8));
+}
+
+#[test]
+fn unassigned_thread_and_clause_variables_read_as_int64() {
+    let p = ok("BEGIN /self->last == 0/ { self->last = timestamp; x = this->y; }");
+    assert_eq!(p.thread_vars.len(), 1);
+    assert_eq!(int_size(&p.thread_vars[0].ty), Some(8));
+    assert_eq!(int_size(&p.clause_vars[0].ty), Some(8));
+    // A global read before any assignment is still unknown, as in D.
+    let e = run("BEGIN { y = x; }").unwrap_err();
+    assert_eq!(e.tag, Tag::D_IDENT_UNDEF);
+}
+
+#[test]
+fn storage_class_without_type_declares_int() {
+    let p = ok("self x; this y; BEGIN { self->x = 1; this->y = 2; }");
+    assert_eq!(int_size(&p.thread_vars[0].ty), Some(4));
+    assert_eq!(int_size(&p.clause_vars[0].ty), Some(4));
+    let e = run(r#"self x; BEGIN { self->x = "s"; }"#).unwrap_err();
+    assert_eq!(e.tag, Tag::D_OP_INCOMPAT);
+    // The global `x` is another variable.
+    ok(r#"self x; BEGIN { x = "s"; }"#);
+}
+
+#[test]
+fn postincrement_of_thread_array_element_yields_old_value() {
+    let p = ok(r#"BEGIN { v = self->a["a"]++; }"#);
+    let TStmt::Expr(e) = &p.clauses[0].body[0] else {
+        panic!("an expression statement")
+    };
+    let TExprKind::Assign { rhs, .. } = &e.kind else {
+        panic!("an assignment")
+    };
+    assert!(matches!(
+        rhs.kind,
+        TExprKind::IncDec {
+            post: true,
+            inc: true,
+            ..
+        }
+    ));
+}
