@@ -326,6 +326,25 @@ impl<'a> Gen<'a> {
         self.a.bind(done);
     }
 
+    /// Delete the dynamic variable (thread-local or associative-array element)
+    /// `lv` names: storing 0 into a struct- or union-valued one.
+    fn delete_lv(&mut self, lv: &LValue, keyvals: &[Val]) {
+        let map = match lv {
+            LValue::Var(VarRef::Thread(i)) => {
+                self.thread_key();
+                self.l.thread_maps.get(*i as usize).copied().unwrap_or(0)
+            }
+            LValue::Array { array, keys } => {
+                self.array_key(*array, keys, keyvals);
+                self.l.array_maps.get(*array as usize).copied().unwrap_or(0)
+            }
+            _ => return,
+        };
+        self.a.ld_map(Reg::R1, map);
+        self.dctx_ptr(Reg::R2, self.l.key_area);
+        self.a.call_helper(helper::MAP_DELETE_ELEM);
+    }
+
     fn lv_keys(&mut self, lv: &LValue) -> Vec<Val> {
         match lv {
             LValue::Array { keys, .. } => self.eval_keys(keys),
@@ -345,8 +364,13 @@ impl<'a> Gen<'a> {
         let result = match op {
             None => {
                 let v = self.expr(rhs);
-                let vcap = str_cap(&rhs.ty);
-                self.store_lv(lv, &keyvals, v, ty, vcap);
+                if ty.is_agg() && rhs.ty.is_int() {
+                    // Sema allows only 0 here: it deletes a dynamic struct or union.
+                    self.delete_lv(lv, &keyvals);
+                } else {
+                    let vcap = str_cap(&rhs.ty);
+                    self.store_lv(lv, &keyvals, v, ty, vcap);
+                }
                 v
             }
             Some((aop, op_ty)) => {

@@ -213,6 +213,17 @@ impl<'a> Checker<'a> {
         } else {
             r
         };
+        // Storing 0 into a struct- or union-valued dynamic variable (thread-local
+        // or associative-array element) deletes it, as for any dynamic variable.
+        let dynamic = matches!(lv, LValue::Array { .. } | LValue::Var(VarRef::Thread(_)));
+        if dynamic && ty.is_agg() && crate::expr::const_value(&r) == Some(0) {
+            let k = TExprKind::Assign {
+                lv,
+                op: None,
+                rhs: Box::new(r),
+            };
+            return Ok(mk(k, ty, span));
+        }
         self.check_store(&ty, &r.ty, "=", span)?;
         // Strings keep their own capacity: codegen copies with padding.
         let rhs = match ty {

@@ -132,3 +132,16 @@ fn postincrement_of_thread_array_element_yields_old_value() {
         }
     ));
 }
+
+#[test]
+fn storing_zero_into_dynamic_struct_deletes_it() {
+    // Associative-array elements and thread-locals of struct or union type.
+    ok("struct s { int a; }; struct s g; BEGIN { a[1] = g; a[1] = 0; }");
+    ok("union u { int a; long b; }; self union u v; BEGIN { self->v = 0; }");
+    // Not a dynamic variable: the global is not deleted, the store is an error.
+    let e = run("struct s { int a; }; struct s g; BEGIN { g = 0; }").unwrap_err();
+    assert_eq!(e.tag, Tag::D_OP_INCOMPAT);
+    // Only 0 deletes.
+    let e = run("struct s { int a; }; struct s g; BEGIN { a[1] = g; a[1] = 1; }").unwrap_err();
+    assert_eq!(e.tag, Tag::D_OP_INCOMPAT);
+}
