@@ -244,6 +244,7 @@ impl<'a> Gen<'a> {
             TExprKind::KStr { addr, max } => self.kstr(addr, *max, &e.ty),
             TExprKind::UserArgs { start, end } => self.user_args(start, end, &e.ty),
             TExprKind::UserWord(addr) => self.user_word(addr),
+            TExprKind::StrIndex { s, index } => self.str_index(s, index),
             TExprKind::Build { size, members } => self.build(*size, members),
             TExprKind::Speculation => self.speculation(),
             TExprKind::StrFn { func, args } => self.str_fn(*func, args, &e.ty),

@@ -303,6 +303,12 @@ pub enum TExprKind {
         start: Box<TExpr>,
         end: Box<TExpr>,
     },
+    /// `s[i]` on a string: the `char` at index `i` of the string's buffer (of
+    /// `s`'s capacity); an index outside the buffer faults (invalid address).
+    StrIndex {
+        s: Box<TExpr>,
+        index: Box<TExpr>,
+    },
     /// The library intrinsic `__dt_uword(addr)`: the 64-bit word at `addr` in the
     /// current process's user memory (type `uint64_t`), 0 when it cannot be read.
     UserWord(Box<TExpr>),

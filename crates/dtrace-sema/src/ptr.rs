@@ -324,6 +324,9 @@ impl<'a> Checker<'a> {
         span: Span,
     ) -> R<TExpr> {
         let b = self.expr(base)?;
+        if b.ty.is_str() {
+            return self.str_index(b, index, span);
+        }
         let elem = match b.ty {
             Ty::Ptr { id } => self.pointee(id),
             Ty::Agg { id, .. } => self.array_elem(id).map(|(e, _)| e),
@@ -358,6 +361,31 @@ impl<'a> Checker<'a> {
         let ulong = self.b.ulong;
         let addr = self.scaled(b, iv, size, false, ulong)?;
         self.place(addr, elem, span)
+    }
+
+    /// `s[i]` on a string: a `char` of its buffer.
+    fn str_index(&mut self, s: TExpr, index: &[ast::Expr], span: Span) -> R<TExpr> {
+        let [i] = index else {
+            return Err(Diagnostic::new(
+                Tag::D_ARR_BADREF,
+                span,
+                "arrays and pointers take exactly one index",
+            ));
+        };
+        let iv = self.expr(i)?;
+        if !iv.ty.is_int() {
+            return Err(Diagnostic::new(
+                Tag::D_OP_INT,
+                i.span,
+                "array index must be of integral type",
+            ));
+        }
+        let iv = convert(iv, self.b.long);
+        let k = TExprKind::StrIndex {
+            s: Box::new(s),
+            index: Box::new(iv),
+        };
+        Ok(mk(k, self.b.char_, span))
     }
 
     /// `args[N]`: argument N typed as the probe declares it.
@@ -546,6 +574,8 @@ impl<'a> Checker<'a> {
             (Ty::Ptr { .. }, Ty::Int { .. } | Ty::Ptr { .. }) => {
                 Ok(retype_span(retype(v, tty), span))
             }
+            // A string cast to a pointer is the address of its characters.
+            (Ty::Ptr { .. }, Ty::Str { .. }) => Ok(mk(TExprKind::Convert(Box::new(v)), tty, span)),
             (Ty::Void, _) => Ok(retype_span(retype(v, Ty::Void), span)),
             _ => Err(self.bad_cast(&v.ty, target, span)),
         }
@@ -593,6 +623,10 @@ impl<'a> Checker<'a> {
                     span,
                     "cannot apply sizeof to a bit-field",
                 ))
+            }
+            // A string constant's size is its length and the NUL, as in C.
+            (TExprKind::Str(id), _) => {
+                self.out.strings.get(*id as usize).map_or(0, |s| s.len()) as u64 + 1
             }
             (_, Ty::Str { .. }) => self.opts.strsize as u64,
             (_, Ty::Void) => {

@@ -145,3 +145,35 @@ fn storing_zero_into_dynamic_struct_deletes_it() {
     let e = run("struct s { int a; }; struct s g; BEGIN { a[1] = g; a[1] = 1; }").unwrap_err();
     assert_eq!(e.tag, Tag::D_OP_INCOMPAT);
 }
+
+#[test]
+fn indexing_a_string_yields_char() {
+    let p = ok(r#"BEGIN { s = "abc"; c = s[1]; d = execname[0]; }"#);
+    let char_size = p.globals.iter().find(|g| g.name == "c").map(|g| g.ty);
+    assert_eq!(char_size.as_ref().and_then(int_size), Some(1));
+    // One index only, and an integer one.
+    let e = run(r#"BEGIN { s = "abc"; c = s[1, 2]; }"#).unwrap_err();
+    assert_eq!(e.tag, Tag::D_ARR_BADREF);
+    let e = run(r#"BEGIN { s = "abc"; c = s["x"]; }"#).unwrap_err();
+    assert_eq!(e.tag, Tag::D_OP_INT);
+}
+
+#[test]
+fn string_casts_to_char_pointer_and_back() {
+    let p = ok(r#"BEGIN { s = "abc"; p = (char *)s; t = (string)p; }"#);
+    let ty = |n: &str| p.globals.iter().find(|g| g.name == n).map(|g| g.ty);
+    assert!(ty("p").is_some_and(|t| t.is_ptr()));
+    assert!(ty("t").is_some_and(|t| t.is_str()));
+}
+
+#[test]
+fn sizeof_string_constant_counts_the_nul() {
+    let p = ok(r#"BEGIN { n = sizeof("hi"); }"#);
+    let TStmt::Expr(e) = &p.clauses[0].body[0] else {
+        panic!("an expression statement")
+    };
+    let TExprKind::Assign { rhs, .. } = &e.kind else {
+        panic!("an assignment")
+    };
+    assert!(matches!(rhs.kind, TExprKind::Int(3)));
+}
