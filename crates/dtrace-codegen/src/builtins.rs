@@ -193,3 +193,27 @@ impl<'a> Gen<'a> {
         d
     }
 }
+
+impl<'a> Gen<'a> {
+    /// `__dt_curcpu()`: fill this CPU's `cpuinfo_t` in dctx and yield its address
+    /// as an integer (stored and reloaded through dctx, so the verifier sees a
+    /// number rather than a map pointer, and D may compute with it).
+    pub fn curcpu(&mut self) -> Val {
+        let base = layout::D_CPUINFO;
+        self.a.call_helper(helper::GET_SMP_PROCESSOR_ID);
+        self.a.emit(Insn::stx_mem(Size::W, DCTX, Reg::R0, base));
+        self.a.emit(Insn::st_mem(Size::W, DCTX, base + 4, -1));
+        self.a.emit(Insn::st_mem(Size::W, DCTX, base + 8, -1));
+        self.a.call_helper(helper::GET_NUMA_NODE_ID);
+        self.a
+            .emit(Insn::stx_mem(Size::W, DCTX, Reg::R0, base + 12));
+        self.dctx_ptr(Reg::R1, base as u32);
+        self.a
+            .emit(Insn::stx_mem(Size::DW, DCTX, Reg::R1, base + 16));
+        let d = self.alloc(false);
+        let w = self.work_reg(d, Reg::R0);
+        self.a.emit(Insn::ldx_mem(Size::DW, w, DCTX, base + 16));
+        self.put(d, w);
+        d
+    }
+}

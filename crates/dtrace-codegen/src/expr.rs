@@ -245,6 +245,7 @@ impl<'a> Gen<'a> {
             TExprKind::UserArgs { start, end } => self.user_args(start, end, &e.ty),
             TExprKind::UserWord(addr) => self.user_word(addr),
             TExprKind::StrIndex { s, index } => self.str_index(s, index),
+            TExprKind::CurCpu => self.curcpu(),
             TExprKind::Build { size, members } => self.build(*size, members),
             TExprKind::Speculation => self.speculation(),
             TExprKind::StrFn { func, args } => self.str_fn(*func, args, &e.ty),

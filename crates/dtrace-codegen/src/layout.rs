@@ -32,7 +32,10 @@ pub const D_FAULT_ADDR: i16 = 120;
 pub const D_SAVE: i16 = 128;
 /// pt_regs bytes read by the syscall trampoline.
 pub const D_REGS: i16 = 192;
-pub const D_CLAUSE_VARS: u32 = 256;
+/// `cpuinfo_t` of the current CPU (16 bytes, filled when `curcpu` is read),
+/// then 8 bytes through which its address passes to become a plain integer.
+pub const D_CPUINFO: i16 = 256;
+pub const D_CLAUSE_VARS: u32 = 288;
 
 /// Drop counter slots in the drops map.
 pub const DROP_RINGBUF: i32 = 0;

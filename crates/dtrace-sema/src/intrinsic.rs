@@ -11,6 +11,9 @@
 //! - `__dt_uword(uintptr_t addr)`: `uint64_t` — the word at `addr` in the current
 //!   process's user memory, 0 if it cannot be read (`pr_argc` is the word at
 //!   `mm->start_stack`).
+//! - `__dt_curcpu()`: `unsigned long` — the address of the current CPU's
+//!   `cpuinfo_t` (CPU number, processor set -1, chip -1, NUMA node), filled in
+//!   by the call (`curcpu`).
 //!
 //! [`CompileOptions::library_sources`]: crate::CompileOptions
 
@@ -33,9 +36,10 @@ impl<'a> Checker<'a> {
         let arity = match func {
             "__dt_uargs" => 2,
             "__dt_uword" => 1,
-            _ => 0,
+            "__dt_curcpu" => 0,
+            _ => usize::MAX,
         };
-        if !allowed || arity == 0 {
+        if !allowed || arity == usize::MAX {
             return Err(Diagnostic::new(
                 Tag::D_FUNC_UNDEF,
                 span,
@@ -51,6 +55,9 @@ impl<'a> Checker<'a> {
                     args.len()
                 ),
             ));
+        }
+        if arity == 0 {
+            return Ok(mk(TExprKind::CurCpu, self.b.ulong, span));
         }
         let mut addrs = Vec::new();
         for a in args {

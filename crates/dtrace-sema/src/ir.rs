@@ -303,6 +303,9 @@ pub enum TExprKind {
         start: Box<TExpr>,
         end: Box<TExpr>,
     },
+    /// The library intrinsic `__dt_curcpu()`: the address (an integer) of this
+    /// CPU's `cpuinfo_t`, filled in: CPU number, -1, -1, NUMA node.
+    CurCpu,
     /// `s[i]` on a string: the `char` at index `i` of the string's buffer (of
     /// `s`'s capacity); an index outside the buffer faults (invalid address).
     StrIndex {

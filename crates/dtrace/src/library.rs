@@ -32,6 +32,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("errno.d", include_str!("../lib/errno.d")),
     ("signal.d", include_str!("../lib/signal.d")),
     ("procfs.d", include_str!("../lib/procfs.d")),
+    ("cpuinfo.d", include_str!("../lib/cpuinfo.d")),
 ];
 
 /// Type names sema defines before any program (the parser must know them to read
@@ -480,6 +481,9 @@ mod tests {
             "curlwpsinfo",
             "psinfo_t",
             "lwpsinfo_t",
+            "curcpu",
+            "cpuinfo_t",
+            "DTRACEFLT_BADADDR",
         ] {
             assert!(all.contains(n), "{n} not declared");
         }
