@@ -7,7 +7,7 @@ use crate::gen::{Gen, Val, DCTX};
 use crate::layout::{self, tuple_layout};
 use crate::strings;
 use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
-use dtrace_sema::{ArithOp, ElemRoot, LValue, TExpr, Ty, VarRef};
+use dtrace_sema::{ArithOp, BitPlace, ElemRoot, LValue, TExpr, Ty, VarRef};
 
 fn size_of(t: &Ty) -> Size {
     match t {
@@ -200,11 +200,16 @@ impl<'a> Gen<'a> {
                 self.array_key(*array, keys, keyvals);
                 self.array_read(*array, ty)
             }
-            LValue::Elem { root, limit, .. } => {
+            LValue::Elem {
+                root, limit, bits, ..
+            } => {
                 self.elem_ptr(root, keyvals, *limit);
                 let d = self.alloc(false);
                 let w = self.work_reg(d, Reg::R0);
-                self.load_int(w, Reg::R3, 0, ty);
+                match bits {
+                    Some(b) => self.load_bits_at(w, Reg::R3, b, ty.signed()),
+                    None => self.load_int(w, Reg::R3, 0, ty),
+                }
                 self.put(d, w);
                 d
             }
@@ -268,11 +273,15 @@ impl<'a> Gen<'a> {
                 let map = self.l.array_maps.get(*array as usize).copied().unwrap_or(0);
                 self.store_dyn(map, v, ty, vcap);
             }
-            LValue::Elem { root, limit, .. } => {
+            LValue::Elem {
+                root, limit, bits, ..
+            } => {
                 // The address first: a dynamic root's lookup calls helpers.
                 self.elem_ptr(root, keyvals, *limit);
                 let r = self.get(v, Reg::R2);
-                if ty.is_str() {
+                if let Some(b) = bits {
+                    self.store_bits_at(Reg::R3, r, b);
+                } else if ty.is_str() {
                     let size = self.opts.str_member_size();
                     strings::copy_exact(&mut self.a, Reg::R3, size, r, vcap, Reg::R4);
                 } else {
@@ -343,6 +352,58 @@ impl<'a> Gen<'a> {
         self.a.ld_map(Reg::R1, map);
         self.dctx_ptr(Reg::R2, self.l.key_area);
         self.a.call_helper(helper::MAP_DELETE_ELEM);
+    }
+
+    /// `dst` = the bit-field `b` of the unit at `base`, sign-extended if `signed`.
+    fn load_bits_at(&mut self, dst: Reg, base: Reg, b: &BitPlace, signed: bool) {
+        let sz = Size::from_bytes(u32::from(b.size)).unwrap_or(Size::DW);
+        self.a.emit(Insn::ldx_mem(sz, dst, base, 0));
+        let width = i32::from(b.width.clamp(1, 64));
+        let up = (64 - i32::from(b.shift) - width).max(0);
+        if up > 0 {
+            self.a.emit(Insn::alu64_imm(AluOp::Lsh, dst, up));
+        }
+        if width < 64 {
+            let op = if signed { AluOp::Arsh } else { AluOp::Rsh };
+            self.a.emit(Insn::alu64_imm(op, dst, 64 - width));
+        }
+    }
+
+    /// Store the low bits of `val` into the bit-field `b` of the unit at `base`
+    /// (read, clear the field, merge, write back; clobbers r4, r5 and `val`).
+    fn store_bits_at(&mut self, base: Reg, val: Reg, b: &BitPlace) {
+        let sz = Size::from_bytes(u32::from(b.size)).unwrap_or(Size::DW);
+        let width = u32::from(b.width.clamp(1, 64));
+        let low: u64 = if width >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        let field = low << b.shift;
+        self.a.emit(Insn::mov64_reg(Reg::R5, val));
+        self.a.mov_imm(Reg::R4, low as i64);
+        self.a.emit(Insn::alu64_reg(AluOp::And, Reg::R5, Reg::R4));
+        if b.shift > 0 {
+            self.a
+                .emit(Insn::alu64_imm(AluOp::Lsh, Reg::R5, i32::from(b.shift)));
+        }
+        self.a.emit(Insn::ldx_mem(sz, Reg::R4, base, 0));
+        self.a.emit(Insn::stx_mem(
+            Size::DW,
+            Reg::FP,
+            Reg::R5,
+            crate::gen::FP_SCRATCH,
+        ));
+        self.a.mov_imm(Reg::R5, !field as i64);
+        self.a.emit(Insn::alu64_reg(AluOp::And, Reg::R4, Reg::R5));
+        self.a.emit(Insn::ldx_mem(
+            Size::DW,
+            Reg::R5,
+            Reg::FP,
+            crate::gen::FP_SCRATCH,
+        ));
+        self.a.emit(Insn::alu64_reg(AluOp::Or, Reg::R4, Reg::R5));
+        self.a.emit(Insn::stx_mem(sz, base, Reg::R4, 0));
     }
 
     fn lv_keys(&mut self, lv: &LValue) -> Vec<Val> {

@@ -28,6 +28,9 @@ impl<'a> Checker<'a> {
         if !matches!(e.kind, K::Index { .. } | K::Member { arrow: false, .. }) {
             return Ok(None);
         }
+        if let Some(r) = self.bitfield_elem(e)? {
+            return Ok(Some(r));
+        }
         let Some((root, off, elem)) = self.elem_place(e)? else {
             return Ok(None);
         };
@@ -53,8 +56,70 @@ impl<'a> Checker<'a> {
             root,
             off: Box::new(off),
             limit,
+            bits: None,
         };
         Ok(Some((lv, ty)))
+    }
+
+    /// `v.m` where `m` is a bit-field of a struct or union held in a D variable:
+    /// the place of its storage unit and where the bits lie in it.
+    fn bitfield_elem(&mut self, e: &ast::Expr) -> R<Option<(LValue, Ty)>> {
+        let K::Member {
+            base,
+            name,
+            arrow: false,
+        } = &e.kind
+        else {
+            return Ok(None);
+        };
+        let Some((root, off, sou)) = self.elem_place(base)? else {
+            return Ok(None);
+        };
+        let Some((m, mty)) = self.types.member(sou, name) else {
+            return Ok(None);
+        };
+        let Some(bf) = self.types.bitfield(&m) else {
+            return Ok(None);
+        };
+        let (Ok(size), Ok(shift), Ok(width)) = (
+            u8::try_from(bf.size),
+            u8::try_from(bf.shift),
+            u8::try_from(bf.width),
+        ) else {
+            return Ok(None);
+        };
+        if !matches!(size, 1 | 2 | 4 | 8) || u32::from(shift) + u32::from(width) > 64 {
+            return Ok(None);
+        }
+        let ty = self.value_ty(mty);
+        if !ty.is_int() {
+            return Ok(None);
+        }
+        let var_size = self.root_size(&root);
+        let Some(limit) = var_size.checked_sub(u32::from(size)) else {
+            return Ok(None);
+        };
+        let long = self.b.long;
+        let uoff = mk(TExprKind::Int(bf.byte_offset as i64), long, e.span);
+        let off = self.arith(ArithOp::Add, "+", off, uoff, e.span)?;
+        let lv = LValue::Elem {
+            root,
+            off: Box::new(off),
+            limit,
+            bits: Some(BitPlace { size, shift, width }),
+        };
+        Ok(Some((lv, ty)))
+    }
+
+    fn root_size(&self, root: &ElemRoot) -> u32 {
+        match root {
+            ElemRoot::Var(VarRef::Global(i)) => self.out.globals.get(*i as usize).map(|v| v.ty),
+            ElemRoot::Var(VarRef::Clause(i)) => self.out.clause_vars.get(*i as usize).map(|v| v.ty),
+            ElemRoot::Var(VarRef::Thread(i)) => self.out.thread_vars.get(*i as usize).map(|v| v.ty),
+            ElemRoot::Array { array, .. } => self.out.arrays.get(*array as usize).map(|a| a.value),
+        }
+        .map(|t| t.size())
+        .unwrap_or(0)
     }
 
     /// The variable, byte offset (a `long` expression) and C type of a D

@@ -157,7 +157,18 @@ pub enum LValue {
         root: ElemRoot,
         off: Box<TExpr>,
         limit: u32,
+        /// A bit-field: the `size`-byte unit at `off` holds it at bit `shift`,
+        /// `width` bits wide (stores read, merge and write back the unit).
+        bits: Option<BitPlace>,
     },
+}
+
+/// Where a bit-field lies in its storage unit (see [`LValue::Elem`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BitPlace {
+    pub size: u8,
+    pub shift: u8,
+    pub width: u8,
 }
 
 /// The D variable an [`LValue::Elem`] lies in.

@@ -177,3 +177,18 @@ fn sizeof_string_constant_counts_the_nul() {
     };
     assert!(matches!(rhs.kind, TExprKind::Int(3)));
 }
+
+#[test]
+fn bit_fields_of_d_variables_are_assignable() {
+    let p = ok("struct r { int a : 1; int b : 15; unsigned c : 3; } v; BEGIN { v.a = 1; v.b++; v.c += 2; }");
+    let TStmt::Expr(e) = &p.clauses[0].body[0] else {
+        panic!("an expression statement")
+    };
+    let TExprKind::Assign { lv, .. } = &e.kind else {
+        panic!("an assignment")
+    };
+    let dtrace_sema::LValue::Elem { bits: Some(b), .. } = lv else {
+        panic!("a bit-field place: {lv:?}")
+    };
+    assert_eq!((b.shift, b.width), (0, 1));
+}
