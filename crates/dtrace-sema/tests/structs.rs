@@ -88,7 +88,10 @@ fn member_increment_of_an_array_element() {
     let TExprKind::IncDec { lv, .. } = &e.kind else {
         panic!("an increment: {e:?}");
     };
-    let LValue::Elem { root, off, limit } = lv else {
+    let LValue::Elem {
+        root, off, limit, ..
+    } = lv
+    else {
         panic!("an element lvalue: {lv:?}");
     };
     assert!(matches!(root, ElemRoot::Array { array: 0, keys } if keys.len() == 1));
