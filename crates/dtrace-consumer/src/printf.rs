@@ -487,6 +487,8 @@ pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
         'e' | 'E' | 'f' | 'F' | 'g' | 'G' => {
             let x = match v {
                 Value::Int { signed: false, .. } | Value::Pointer(_) => v.as_u64() as f64,
+                // A float, double or long double, recorded as its bytes.
+                Value::Bytes(b) => float_from_bytes(b),
                 _ => v.as_i64() as f64,
             };
             let prec = fixed(c.prec).unwrap_or(6);
@@ -519,6 +521,45 @@ pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
             pad(c, &s.as_bytes()[..n], out);
         }
         _ => out.push(b'%'),
+    }
+}
+
+/// The value of a C floating type from its bytes (little-endian, as on x86-64): `float` (4),
+/// `double` (8) or x86's 80-bit `long double` (in 16 bytes), as an `f64`.
+fn float_from_bytes(b: &[u8]) -> f64 {
+    let bytes = |r: std::ops::Range<usize>| -> Option<[u8; 8]> {
+        let mut w = [0u8; 8];
+        let src = b.get(r)?;
+        w.get_mut(..src.len())?.copy_from_slice(src);
+        Some(w)
+    };
+    match b.len() {
+        4 => bytes(0..4).map_or(0.0, |w| {
+            f64::from(f32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        }),
+        8 => bytes(0..8).map_or(0.0, f64::from_le_bytes),
+        16 => {
+            let (Some(m), Some(e)) = (bytes(0..8), bytes(8..10)) else {
+                return 0.0;
+            };
+            let mant = u64::from_le_bytes(m);
+            let se = u16::from_le_bytes([e[0], e[1]]);
+            let sign = if se & 0x8000 != 0 { -1.0 } else { 1.0 };
+            let exp = i32::from(se & 0x7fff);
+            if exp == 0 && mant == 0 {
+                return 0.0 * sign;
+            }
+            if exp == 0x7fff {
+                return if mant << 1 == 0 {
+                    sign * f64::INFINITY
+                } else {
+                    f64::NAN
+                };
+            }
+            // value = mant * 2^(exp - 16383 - 63)
+            sign * (mant as f64) * 2f64.powi(exp - 16383 - 63)
+        }
+        _ => 0.0,
     }
 }
 

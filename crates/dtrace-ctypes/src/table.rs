@@ -156,6 +156,15 @@ impl TypeTable {
             });
             t.names.insert((*name).to_string(), id);
         }
+        // Floating types: D declares, stores, copies and prints them (printf's
+        // %e %f %g), but has no floating-point arithmetic (nor has BPF).
+        for (name, size) in [("float", 4), ("double", 8), ("long double", 16)] {
+            let id = t.add(TypeKind::Float {
+                name: name.to_string(),
+                size,
+            });
+            t.names.insert(name.to_string(), id);
+        }
         let s = t.add(TypeKind::String);
         t.names.insert("string".into(), s);
         let fixed: &[(&str, &str)] = &[

@@ -35,6 +35,7 @@ pub(crate) fn canonical_int_name(words: &[String]) -> String {
         }
     }
     let core = match (base, longs) {
+        (Some("double"), 1..) => "long double",
         (Some("char"), _) => "char",
         (Some("short"), _) => "short",
         (Some(other), _) => return other.to_string(),

@@ -81,8 +81,9 @@ fn parse(fmt: &[u8]) -> Result<Vec<Conv>, String> {
                 Want::Int
             }
             b's' | b'S' => Want::Str,
-            // Stacks and floating-point values: no D expression of ours has these types
-            // yet, so any argument is a prototype mismatch with DTrace's wording.
+            // Stacks: no D expression of ours has this type yet, so any argument
+            // is a prototype mismatch with DTrace's wording. Floating values are
+            // recorded as their bytes.
             b'k' => Want::Stack,
             b'e' | b'E' | b'f' | b'g' | b'G' => Want::Double,
             _ => {
@@ -97,6 +98,17 @@ fn parse(fmt: &[u8]) -> Result<Vec<Conv>, String> {
 }
 
 impl<'a> Checker<'a> {
+    /// Whether a value is a `float`, `double` or `long double` (held as bytes).
+    pub(crate) fn is_float(&self, t: &Ty) -> bool {
+        match t {
+            Ty::Agg { id, .. } => matches!(
+                self.types.kind(self.types.resolve(*id)),
+                dtrace_ctypes::TypeKind::Float { .. }
+            ),
+            _ => false,
+        }
+    }
+
     /// Validate `printf(fmt, args...)`. `fmt_span` is the format argument's span.
     pub(crate) fn check_printf(
         &self,
@@ -141,7 +153,8 @@ impl<'a> Checker<'a> {
             let ok = match c.want {
                 Want::Int => matches!(a.ty, Ty::Int { .. } | Ty::Ptr { .. }),
                 Want::Str => matches!(a.ty, Ty::Str { .. }),
-                Want::Stack | Want::Double => false,
+                Want::Double => self.is_float(&a.ty),
+                Want::Stack => false,
             };
             if !ok {
                 let proto = match c.want {

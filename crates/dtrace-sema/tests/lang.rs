@@ -192,3 +192,21 @@ fn bit_fields_of_d_variables_are_assignable() {
     };
     assert_eq!((b.shift, b.width), (0, 1));
 }
+
+#[test]
+fn floating_types_are_declared_sized_and_printed() {
+    let p = ok(
+        "double d; float f; long double ld; BEGIN { a = sizeof(d); b = sizeof(float); c = sizeof(long double); printf(\"%e %f %g %E %G\", d, f, ld, d, f); }",
+    );
+    let size = |n: &str| p.globals.iter().find(|g| g.name == n).map(|g| g.ty.size());
+    assert_eq!(
+        (size("d"), size("f"), size("ld")),
+        (Some(8), Some(4), Some(16))
+    );
+    // Floating conversions take floating values only.
+    let e = run("int x; BEGIN { printf(\"%f\", x); }").unwrap_err();
+    assert_eq!(e.tag, Tag::D_PRINTF_ARG_TYPE);
+    // ... and floating values no integer conversion.
+    let e = run("double d; BEGIN { printf(\"%d\", d); }").unwrap_err();
+    assert_eq!(e.tag, Tag::D_PRINTF_ARG_TYPE);
+}
