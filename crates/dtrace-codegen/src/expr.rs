@@ -246,6 +246,7 @@ impl<'a> Gen<'a> {
             TExprKind::UserWord(addr) => self.user_word(addr),
             TExprKind::StrIndex { s, index } => self.str_index(s, index),
             TExprKind::CurCpu => self.curcpu(),
+            TExprKind::CheckIndex { index, len } => self.check_index(index, *len),
             TExprKind::Build { size, members } => self.build(*size, members),
             TExprKind::Speculation => self.speculation(),
             TExprKind::StrFn { func, args } => self.str_fn(*func, args, &e.ty),

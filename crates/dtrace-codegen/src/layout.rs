@@ -35,6 +35,8 @@ pub const D_REGS: i16 = 192;
 /// `cpuinfo_t` of the current CPU (16 bytes, filled when `curcpu` is read),
 /// then 8 bytes through which its address passes to become a plain integer.
 pub const D_CPUINFO: i16 = 256;
+/// The 8 bytes a pointer is stored to and reloaded from to become a number.
+pub const D_LAUNDER: i16 = D_CPUINFO + 16;
 pub const D_CLAUSE_VARS: u32 = 288;
 
 /// Drop counter slots in the drops map.

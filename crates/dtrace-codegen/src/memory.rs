@@ -130,3 +130,15 @@ impl<'a> Gen<'a> {
         d
     }
 }
+
+impl<'a> Gen<'a> {
+    /// `CheckIndex`: the index, or an invalid-address fault if not below `len`.
+    pub fn check_index(&mut self, index: &TExpr, len: u32) -> Val {
+        let v = self.expr(index);
+        let r = self.get(v, Reg::R1);
+        self.stash_fault_addr(r);
+        let len = i32::try_from(len).unwrap_or(i32::MAX);
+        self.fault_unless_at(JmpOp::Lt, r, len, FaultKind::BadAddr, true);
+        v
+    }
+}

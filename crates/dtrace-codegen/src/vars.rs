@@ -71,8 +71,23 @@ impl<'a> Gen<'a> {
                 self.read_lookup(w, ty, agg);
             }
         }
+        if by_ref && !ty.is_agg() && !ty.is_str() {
+            // Sema took the aggregate's address as a number (an array decayed
+            // to a pointer): make it one, so indexing with a run-time value is
+            // plain arithmetic, bounds-checked by the read (which faults),
+            // rather than map-pointer arithmetic the verifier must bound.
+            self.launder(w);
+        }
         self.put(d, w);
         d
+    }
+
+    /// Turn a pointer register into a plain number (through a dctx slot).
+    pub(crate) fn launder(&mut self, r: Reg) {
+        self.a
+            .emit(Insn::stx_mem(Size::DW, DCTX, r, layout::D_LAUNDER));
+        self.a
+            .emit(Insn::ldx_mem(Size::DW, r, DCTX, layout::D_LAUNDER));
     }
 
     pub(crate) fn clause_var_off(&self, i: u32) -> u32 {

@@ -176,6 +176,11 @@ impl<'a> Checker<'a> {
                         "array index must be of integral type",
                     ));
                 }
+                // A constant index outside the array is a compile-time error; a
+                // run-time one is checked against the storage when stored.
+                if crate::expr::const_value(&iv).is_some() {
+                    self.bounded_index(arr, iv.clone(), e.span)?;
+                }
                 let long = self.b.long;
                 let size = mk(TExprKind::Int(self.elem_size(elem) as i64), long, i.span);
                 let scaled = self.arith(ArithOp::Mul, "*", convert(iv, long), size, i.span)?;

@@ -314,6 +314,13 @@ pub enum TExprKind {
         start: Box<TExpr>,
         end: Box<TExpr>,
     },
+    /// An array index checked at run time: the value of `index` (a `long`), or
+    /// an invalid-address fault (the index as the address) when it is not below
+    /// `len`, the array's element count.
+    CheckIndex {
+        index: Box<TExpr>,
+        len: u32,
+    },
     /// The library intrinsic `__dt_curcpu()`: the address (an integer) of this
     /// CPU's `cpuinfo_t`, filled in: CPU number, -1, -1, NUMA node.
     CurCpu,

@@ -357,10 +357,41 @@ impl<'a> Checker<'a> {
                 "array index must be of integral type",
             ));
         }
+        let iv = match b.ty {
+            Ty::Agg { id, .. } => self.bounded_index(id, iv, span)?,
+            _ => iv,
+        };
         let size = self.elem_size(elem);
         let ulong = self.b.ulong;
         let addr = self.scaled(b, iv, size, false, ulong)?;
         self.place(addr, elem, span)
+    }
+
+    /// An index into the array type `arr`: a constant one outside the array is
+    /// an error (D_ARR_BOUNDS); any other is checked when the clause runs.
+    pub(crate) fn bounded_index(&mut self, arr: TypeId, iv: TExpr, span: Span) -> R<TExpr> {
+        let Some((_, len)) = self.array_elem(arr) else {
+            return Ok(iv);
+        };
+        if len == 0 {
+            return Ok(iv);
+        }
+        if let Some(v) = crate::expr::const_value(&iv) {
+            if v < 0 || v as u64 >= u64::from(len) {
+                return Err(Diagnostic::new(
+                    Tag::D_ARR_BOUNDS,
+                    span,
+                    format!("index outside array bounds: {v}, max is {len}"),
+                ));
+            }
+            return Ok(iv);
+        }
+        let long = self.b.long;
+        let k = TExprKind::CheckIndex {
+            index: Box::new(convert(iv, long)),
+            len: u32::try_from(len).unwrap_or(u32::MAX),
+        };
+        Ok(mk(k, long, span))
     }
 
     /// `s[i]` on a string: a `char` of its buffer.

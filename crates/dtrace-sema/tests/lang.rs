@@ -210,3 +210,20 @@ fn floating_types_are_declared_sized_and_printed() {
     let e = run("double d; BEGIN { printf(\"%d\", d); }").unwrap_err();
     assert_eq!(e.tag, Tag::D_PRINTF_ARG_TYPE);
 }
+
+#[test]
+fn array_indexes_are_bounds_checked() {
+    // Constant indexes outside a declared array: compile-time errors.
+    let e = run("int a[5]; BEGIN { trace(a[5]); }").unwrap_err();
+    assert_eq!(e.tag, Tag::D_ARR_BOUNDS);
+    assert_eq!(e.message, "index outside array bounds: 5, max is 5");
+    let e = run("int a[5]; BEGIN { a[5] = 1; }").unwrap_err();
+    assert_eq!(e.tag, Tag::D_ARR_BOUNDS);
+    ok("int a[5]; BEGIN { a[4] = 1; trace(a[0]); }");
+    // A run-time index is checked when the clause runs.
+    let p = ok("int a[5]; BEGIN { i = 2; x = a[i]; }");
+    let TStmt::Expr(e) = &p.clauses[0].body[1] else {
+        panic!("an expression statement")
+    };
+    assert!(format!("{e:?}").contains("CheckIndex"));
+}

@@ -82,6 +82,7 @@ tags! {
     D_ASSC_PROTO,
     D_ASSC_TYPE,
     D_ARR_BADREF,
+    D_ARR_BOUNDS,
     D_ARR_LOCAL,
     D_PROTO_LEN,
     D_PROTO_ARG,
