@@ -377,7 +377,7 @@ impl<'a> Checker<'a> {
             return Ok(iv);
         }
         if let Some(v) = crate::expr::const_value(&iv) {
-            if v < 0 || v as u64 >= u64::from(len) {
+            if v < 0 || v as u64 >= len {
                 return Err(Diagnostic::new(
                     Tag::D_ARR_BOUNDS,
                     span,
