@@ -1,3 +1,9 @@
+# An array assigned to a pointer decays to the address of its first element.
+args: -qn 'int array[5]; int *p; BEGIN { array[0] = 100; array[4] = 500; p = array; printf("%d %d %d\n", p[0], p[4], *(p + 4)); exit(0); }'
+status: 0
+stdout:
+100 500 500
+
 # Elements of a declared array indexed by a run-time value are read and written;
 # an index past the end faults (invalid address, DTRACEFLT_BADADDR in ERROR's
 # arg4) instead of reading neighbouring memory.

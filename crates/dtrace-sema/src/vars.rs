@@ -224,6 +224,8 @@ impl<'a> Checker<'a> {
             };
             return Ok(mk(k, ty, span));
         }
+        // An array stored in a pointer decays to the address of its first element.
+        let r = if ty.is_ptr() { self.decay(r) } else { r };
         self.check_store(&ty, &r.ty, "=", span)?;
         // Strings keep their own capacity: codegen copies with padding.
         let rhs = match ty {

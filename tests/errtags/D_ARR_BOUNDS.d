@@ -1,0 +1,6 @@
+int a[4];
+
+BEGIN
+{
+	trace(a[4]);
+}
