@@ -37,6 +37,7 @@ fn run(src: &str) -> Result<TypedProgram, Diagnostic> {
         name: "BEGIN".into(),
         kind: ProbeKind::Begin,
         arg_types: Vec::new(),
+        fields: Vec::new(),
     };
     let probes = vec![vec![begin]; n];
     check(&prog, &probes, &mut t, &CompileOptions::default())
