@@ -226,6 +226,11 @@ impl<'a> Checker<'a> {
         }
         // An array stored in a pointer decays to the address of its first element.
         let r = if ty.is_ptr() { self.decay(r) } else { r };
+        // A pointer takes pointers and the null constant only, as in C: an
+        // integer needs a cast.
+        if ty.is_ptr() && r.ty.is_int() && crate::expr::const_value(&r) != Some(0) {
+            return Err(self.incompat(&ty, "=", &r.ty, span));
+        }
         self.check_store(&ty, &r.ty, "=", span)?;
         // Strings keep their own capacity: codegen copies with padding.
         let rhs = match ty {

@@ -228,3 +228,12 @@ fn array_indexes_are_bounds_checked() {
     };
     assert!(format!("{e:?}").contains("CheckIndex"));
 }
+
+#[test]
+fn pointer_variables_take_pointers_and_null_only() {
+    let e = run("BEGIN { this->x = curthread; this->x = pid; }").unwrap_err();
+    assert_eq!(e.tag, Tag::D_OP_INCOMPAT);
+    let e = run("BEGIN { x[1] = curthread; x[2] = pid; }").unwrap_err();
+    assert_eq!(e.tag, Tag::D_OP_INCOMPAT);
+    ok("BEGIN { p = curthread; p = 0; q = (void *)pid; }");
+}
