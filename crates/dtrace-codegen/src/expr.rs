@@ -247,6 +247,24 @@ impl<'a> Gen<'a> {
             TExprKind::Build { size, members } => self.build(*size, members),
             TExprKind::Speculation => self.speculation(),
             TExprKind::StrFn { func, args } => self.str_fn(*func, args, &e.ty),
+            TExprKind::Alloca(size) => self.alloca(size),
+            TExprKind::CopyIn { addr, size } => self.copyin(addr, size),
+            TExprKind::CopyInStr { addr, max } => self.copyinstr(addr, max.as_deref(), &e.ty),
+            TExprKind::CopyInto { addr, size, dest } => self.copyinto(addr, size, dest),
+            TExprKind::Bcopy {
+                src,
+                dest,
+                size,
+                src_scratch,
+            } => self.bcopy(src, dest, size, *src_scratch),
+            TExprKind::CopyOut {
+                src,
+                addr,
+                size,
+                string,
+            } => self.copyout(src, addr, size, *string),
+            TExprKind::LoadScratch(addr) => self.load_scratch(addr, &e.ty),
+            TExprKind::ScratchStr { addr, max } => self.scratch_str(addr, *max, &e.ty),
         }
     }
 

@@ -21,6 +21,9 @@
 //! capacities, appended by the linker to the programs that call them; callbacks
 //! of `bpf_loop` are referenced with `ld_func`, so those programs carry BTF
 //! `func_info` (dtrace-sys adds it).
+//! Scratch space (`scratch.rs`): `alloca`, `copyin`, `copyinstr`, `copyinto`,
+//! `bcopy`, `copyout`, and bounds-checked loads and stores through alloca
+//! pointers, in a per-clause region of dctx.
 //!
 //! ## Runtime contract
 //! 1. Create every [`MapSpec`] in order (indices are what instructions refer to),
@@ -53,6 +56,7 @@ mod link;
 mod memory;
 mod record;
 pub mod strfn;
+mod scratch;
 mod strings;
 mod trampoline;
 mod vars;

@@ -200,6 +200,15 @@ impl<'a> Gen<'a> {
                 self.array_key(*array, keys, keyvals);
                 self.array_read(*array, ty)
             }
+            LValue::Mem(_) => {
+                let addr = keyvals.first().copied().unwrap_or(Val::Reg(Reg::R0));
+                self.mem_ptr(addr, ty.size());
+                let d = self.alloc(false);
+                let w = self.work_reg(d, Reg::R0);
+                self.load_int(w, Reg::R3, 0, ty);
+                self.put(d, w);
+                d
+            }
             LValue::Elem { root, limit, .. } => {
                 self.elem_ptr(root, keyvals, *limit);
                 let d = self.alloc(false);
@@ -267,6 +276,12 @@ impl<'a> Gen<'a> {
                 self.array_key(*array, keys, keyvals);
                 let map = self.l.array_maps.get(*array as usize).copied().unwrap_or(0);
                 self.store_dyn(map, v, ty, vcap);
+            }
+            LValue::Mem(_) => {
+                let addr = keyvals.first().copied().unwrap_or(Val::Reg(Reg::R0));
+                self.mem_ptr(addr, ty.size());
+                let r = self.get(v, Reg::R2);
+                self.a.emit(Insn::stx_mem(size_of(ty), Reg::R3, r, 0));
             }
             LValue::Elem { root, limit, .. } => {
                 // The address first: a dynamic root's lookup calls helpers.
@@ -336,6 +351,7 @@ impl<'a> Gen<'a> {
                 }
                 v
             }
+            LValue::Mem(addr) => vec![self.expr(addr)],
             LValue::Var(_) => Vec::new(),
         }
     }

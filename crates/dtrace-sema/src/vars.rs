@@ -164,6 +164,12 @@ impl<'a> Checker<'a> {
                     None => Err(not_writable(lhs, "=")),
                 }
             }
+            _ if self.is_mem_place(lhs) => {
+                let r = self.expr(rhs)?;
+                let r = self.storable(r)?;
+                let (lv, ty) = self.mem_lvalue(lhs, "=")?;
+                self.finish_assign(lv, ty, r, span)
+            }
             K::Index { base, index } => {
                 let name = match &base.kind {
                     K::Ident(name) if !self.names_object(name) => name,
@@ -214,6 +220,7 @@ impl<'a> Checker<'a> {
             r
         };
         self.check_store(&ty, &r.ty, "=", span)?;
+        self.note_alloca_store(&lv, &r, span)?;
         // Strings keep their own capacity: codegen copies with padding.
         let rhs = match ty {
             Ty::Str { .. } | Ty::Agg { .. } => r,
@@ -280,6 +287,7 @@ impl<'a> Checker<'a> {
                 self.scalar_array_elem(e)?
                     .ok_or_else(|| not_writable(e, sym))
             }
+            _ if self.is_mem_place(e) => self.mem_lvalue(e, sym),
             K::Index { base, index } => {
                 let K::Ident(name) = &base.kind else {
                     return Err(not_writable(e, sym));

@@ -345,6 +345,9 @@ impl Dtrace {
             .min(1 << 30);
         CompileOptions {
             strsize: self.options.strsize as u32,
+            // The option holds libdtrace's size (one reserved word added); the
+            // program may allocate the rest.
+            scratchsize: self.options.scratchsize.saturating_sub(8).min(u32::MAX as u64) as u32,
             aggsize: (self.options.aggsize / 256).clamp(64, 1 << 20) as u32,
             dynvarsize: (self.options.dynvarsize / 64).clamp(64, 1 << 20) as u32,
             bufsize: ring as u32,
