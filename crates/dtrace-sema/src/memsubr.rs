@@ -277,24 +277,50 @@ impl<'a> Checker<'a> {
     }
 
     /// Whether the assignment target `e` is memory reached through a pointer
-    /// (`*p`, `p->m`, `p[i]` on a pointer, and members of those) rather than a
-    /// D variable.
+    /// held in a D variable (`*p`, `p->m`, `p[i]`, and members of those), which
+    /// D lets a program write: writability comes from the variable, as in
+    /// DTrace, so memory reached from `curthread`, `args[]` or a cast is not a
+    /// place. Whether the address is writable scratch memory is checked when
+    /// the store runs.
     pub(crate) fn is_mem_place(&self, e: &ast::Expr) -> bool {
         use ast::ExprKind as K;
         match &e.kind {
             K::Unary {
                 op: ast::UnOp::Deref,
-                ..
-            } => true,
-            K::Member { arrow: true, .. } => true,
-            K::Member { base, .. } => self.is_mem_place(base),
+                expr,
+            } => self.writable_root(expr),
+            K::Member { base, arrow, .. } => {
+                (*arrow && self.writable_root(base)) || self.is_mem_place(base)
+            }
             K::Index { base, .. } => match &base.kind {
                 K::Ident(name) => {
-                    name != "args" && !self.arrays.contains_key(name) && self.names_object(name)
+                    self.globals.contains_key(name)
+                        && !self.arrays.contains_key(name)
+                        && self.names_object(name)
                 }
                 K::Agg(_) => false,
-                _ => true,
+                _ => self.writable_root(base) || self.is_mem_place(base),
             },
+            _ => false,
+        }
+    }
+
+    /// A pointer value read from a D variable, or from a place reached through
+    /// one.
+    fn writable_root(&self, e: &ast::Expr) -> bool {
+        use ast::ExprKind as K;
+        match &e.kind {
+            K::Ident(name) => self.globals.contains_key(name),
+            K::ThisVar(_) | K::SelfVar(_) => true,
+            K::Index { base, .. } => match &base.kind {
+                K::Ident(name) => self.arrays.contains_key(name) || self.globals.contains_key(name),
+                _ => self.writable_root(base),
+            },
+            K::Member { base, .. } => self.writable_root(base),
+            K::Unary {
+                op: ast::UnOp::Deref,
+                expr,
+            } => self.writable_root(expr),
             _ => false,
         }
     }
