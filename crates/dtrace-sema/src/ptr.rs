@@ -297,7 +297,7 @@ impl<'a> Checker<'a> {
         let v = self.expr(x)?;
         let ty_id = v.ty.type_id();
         match (v.kind, ty_id) {
-            (TExprKind::Load(addr), Some(id)) => {
+            (TExprKind::Load(addr) | TExprKind::LoadScratch(addr), Some(id)) => {
                 let p = self.types.pointer_to(id);
                 Ok(retype_span(retype(*addr, Ty::Ptr { id: p }), span))
             }

@@ -436,6 +436,17 @@ impl Dtrace {
                 detail: None,
             });
         };
+        let writes_user = compiled.programs.iter().any(|p| {
+            p.insns.contains(&dtrace_bpf::Insn::call_helper(
+                dtrace_bpf::helper::PROBE_WRITE_USER,
+            ))
+        });
+        if let (true, Some(why)) = (writes_user, features.user_write_refusal()) {
+            return Err(ExecError {
+                message: why,
+                detail: None,
+            });
+        }
         // The kernel's BTF (~9 MiB parsed) is not needed once code is generated:
         // free it before the ring buffer is mapped, so peak RSS is the larger of
         // the two rather than their sum (docs/PERFORMANCE.md).
