@@ -441,6 +441,13 @@ impl Dtrace {
                 dtrace_bpf::helper::PROBE_WRITE_USER,
             ))
         });
+        // copyout() and copyoutstr() are destructive subroutines: -w first.
+        if writes_user && !self.options.destructive {
+            return Err(ExecError {
+                message: "dtrace: could not enable tracing: Destructive actions not allowed".into(),
+                detail: None,
+            });
+        }
         if let (true, Some(why)) = (writes_user, features.user_write_refusal()) {
             return Err(ExecError {
                 message: why,
