@@ -294,9 +294,12 @@ impl<'a> Checker<'a> {
             }
             K::Index { base, .. } => match &base.kind {
                 K::Ident(name) => {
-                    self.globals.contains_key(name)
-                        && !self.arrays.contains_key(name)
-                        && self.names_object(name)
+                    let ptr = self
+                        .globals
+                        .get(name)
+                        .and_then(|i| self.out.globals.get(*i as usize))
+                        .is_some_and(|v| v.ty.is_ptr());
+                    ptr && !self.arrays.contains_key(name)
                 }
                 K::Agg(_) => false,
                 _ => self.writable_root(base) || self.is_mem_place(base),
