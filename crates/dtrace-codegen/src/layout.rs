@@ -332,7 +332,8 @@ impl Layout {
             strtab_bytes: Vec::new(),
             strtab_index: BTreeMap::new(),
             zero_off: 0,
-            zero_size: round8(zero_size.max(str_cap)),
+            // Also what a fresh alloca() piece is cleared from.
+            zero_size: round8(zero_size.max(str_cap).max(opts.scratchsize)),
             probe_index,
             probe_caps: caps,
             str_cap,

@@ -5,7 +5,7 @@
 //! The scratch space is a region of the per-CPU dctx value ([`Layout`]'s
 //! `scratch_*`). Each clause starts with nothing allocated (the top offset is
 //! reset in its prologue); `alloca` hands out 8-byte aligned pieces up to
-//! `scratchsize` bytes. Alloca pointers are plain addresses (numbers): an access
+//! `scratchsize` bytes, cleared to zeroes. Alloca pointers are plain addresses (numbers): an access
 //! turns one back into an offset from the region's start by subtracting dctx's
 //! own address (saved as a number in the prologue), checks it against the
 //! allocated top, and adds the checked offset to the dctx pointer, so the
@@ -97,8 +97,9 @@ impl<'a> Gen<'a> {
     }
 
     /// Allocate the size in `size` (a register other than r0-r5 or loaded into
-    /// r1): returns a temporary holding the new piece's offset.
-    fn scratch_alloc(&mut self, size: Val) -> Val {
+    /// r1), cleared to zeroes when `zero`: returns a temporary holding the new
+    /// piece's offset.
+    fn scratch_alloc(&mut self, size: Val, zero: bool) -> Val {
         let lim = self.scratch_limit();
         let s = self.get(size, Reg::R1);
         if s != Reg::R1 {
@@ -116,6 +117,20 @@ impl<'a> Gen<'a> {
         self.a.emit(Insn::stx_mem(Size::DW, DCTX, Reg::R3, top));
         let d = self.alloc(false);
         self.put(d, Reg::R2);
+        if zero {
+            // Copy `size` bytes of the string table's zero region over the piece.
+            self.a.emit(Insn::mov64_reg(Reg::R5, Reg::R1));
+            self.a.emit(Insn::mov64_reg(Reg::R1, DCTX));
+            self.a.emit(Insn::alu64_imm(
+                AluOp::Add,
+                Reg::R1,
+                self.l.scratch_data as i32,
+            ));
+            self.a.emit(Insn::alu64_reg(AluOp::Add, Reg::R1, Reg::R2));
+            self.a.emit(Insn::mov64_reg(Reg::R2, Reg::R5));
+            self.a.ld_map_value(Reg::R3, self.l.strtab, self.l.zero_off);
+            self.a.call_helper(helper::PROBE_READ_KERNEL);
+        }
         d
     }
 
@@ -130,7 +145,7 @@ impl<'a> Gen<'a> {
     /// `alloca(size)`.
     pub fn alloca(&mut self, size: &TExpr) -> Val {
         let sv = self.expr(size);
-        let off = self.scratch_alloc(sv);
+        let off = self.scratch_alloc(sv, true);
         self.free(sv);
         self.scratch_addr_of(off);
         off
@@ -140,7 +155,7 @@ impl<'a> Gen<'a> {
     pub fn copyin(&mut self, addr: &TExpr, size: &TExpr) -> Val {
         let av = self.expr(addr);
         let sv = self.expr(size);
-        let off = self.scratch_alloc(sv);
+        let off = self.scratch_alloc(sv, false);
         self.read_into_scratch(off, sv, av, helper::PROBE_READ_USER);
         self.free(sv);
         self.free(av);
