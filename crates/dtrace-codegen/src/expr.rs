@@ -264,6 +264,7 @@ impl<'a> Gen<'a> {
                 string,
             } => self.copyout(src, addr, size, *string),
             TExprKind::LoadScratch(addr) => self.load_scratch(addr, &e.ty),
+            TExprKind::StrIndex { s, index } => self.str_index(s, index),
             TExprKind::ScratchStr { addr, max } => self.scratch_str(addr, *max, &e.ty),
         }
     }

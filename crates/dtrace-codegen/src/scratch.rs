@@ -392,4 +392,33 @@ impl<'a> Gen<'a> {
         self.fault_unless_at(JmpOp::Eq, Reg::R0, 0, FaultKind::BadAddr, true);
         av
     }
+
+    /// `s[i]`: the `char` at index `i` of the string buffer `s` points to (NUL
+    /// padded, so 0 past the string); an index outside `[0, strsize)` faults
+    /// (invalid address, reporting the index).
+    pub fn str_index(&mut self, s: &TExpr, index: &TExpr) -> Val {
+        let cap = crate::expr::str_cap(&s.ty);
+        let limit = self.opts.str_member_size().min(cap).max(1) - 1;
+        let sv = self.expr(s);
+        let iv = self.expr(index);
+        let i = self.get(iv, Reg::R2);
+        if i != Reg::R2 {
+            self.a.emit(Insn::mov64_reg(Reg::R2, i));
+        }
+        self.free(iv);
+        self.stash_fault_addr(Reg::R2);
+        self.fault_unless_at(JmpOp::Le, Reg::R2, limit as i32, FaultKind::BadAddr, true);
+        let p = self.get(sv, Reg::R1);
+        if p != Reg::R1 {
+            self.a.emit(Insn::mov64_reg(Reg::R1, p));
+        }
+        self.a.emit(Insn::alu64_reg(AluOp::Add, Reg::R1, Reg::R2));
+        let d = self.alloc(false);
+        let w = self.work_reg(d, Reg::R0);
+        self.a.emit(Insn::ldx_mem(Size::B, w, Reg::R1, 0));
+        crate::gen::normalize(&mut self.a, w, 1, true);
+        self.put(d, w);
+        self.free(sv);
+        d
+    }
 }

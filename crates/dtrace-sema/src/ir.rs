@@ -364,6 +364,12 @@ pub enum TExprKind {
         addr: Box<TExpr>,
         max: u32,
     },
+    /// `s[i]` on a string: the `char` at index `i` (an integer) of the string's
+    /// buffer; 0 past its end, a fault (invalid address) outside `[0, strsize)`.
+    StrIndex {
+        s: Box<TExpr>,
+        index: Box<TExpr>,
+    },
     /// A struct or union value built in scratch memory (a whole translated struct):
     /// `size` zeroed bytes, then each member's value stored at its byte offset.
     /// The expression's value (type [`Ty::Agg`]) is the scratch address.

@@ -332,6 +332,9 @@ impl<'a> Checker<'a> {
         span: Span,
     ) -> R<TExpr> {
         let b = self.expr(base)?;
+        if b.ty.is_str() {
+            return self.str_index(b, index, span);
+        }
         let elem = match b.ty {
             Ty::Ptr { id } => self.pointee(id),
             Ty::Agg { id, .. } => self.array_elem(id).map(|(e, _)| e),
@@ -366,6 +369,31 @@ impl<'a> Checker<'a> {
         let ulong = self.b.ulong;
         let addr = self.scaled(b, iv, size, false, ulong)?;
         self.place(addr, elem, span)
+    }
+
+    /// `s[i]` on a string: one `char` of it.
+    fn str_index(&mut self, s: TExpr, index: &[ast::Expr], span: Span) -> R<TExpr> {
+        let [i] = index else {
+            return Err(Diagnostic::new(
+                Tag::D_ARR_BADREF,
+                span,
+                "arrays and pointers take exactly one index",
+            ));
+        };
+        let iv = self.expr(i)?;
+        if !iv.ty.is_int() {
+            return Err(Diagnostic::new(
+                Tag::D_OP_INT,
+                i.span,
+                "array index must be of integral type",
+            ));
+        }
+        let iv = convert(iv, self.b.long);
+        let k = TExprKind::StrIndex {
+            s: Box::new(s),
+            index: Box::new(iv),
+        };
+        Ok(mk(k, self.b.char_, span))
     }
 
     /// `args[N]`: argument N typed as the probe declares it.
