@@ -195,3 +195,12 @@ pub struct CompiledProgram {
     /// minus monotonic offset (u64 @8), then global variables.
     pub globals_map: usize,
 }
+
+impl CompiledProgram {
+    /// Whether a program writes user memory (`copyout`, `copyoutstr`: calls of
+    /// `bpf_probe_write_user`), which needs `-w` and a kernel that allows it.
+    pub fn writes_user_memory(&self) -> bool {
+        let call = dtrace_bpf::Insn::call_helper(dtrace_bpf::helper::PROBE_WRITE_USER);
+        self.programs.iter().any(|p| p.insns.contains(&call))
+    }
+}

@@ -347,7 +347,11 @@ impl Dtrace {
             strsize: self.options.strsize as u32,
             // The option holds libdtrace's size (one reserved word added); the
             // program may allocate the rest.
-            scratchsize: self.options.scratchsize.saturating_sub(8).min(u32::MAX as u64) as u32,
+            scratchsize: self
+                .options
+                .scratchsize
+                .saturating_sub(8)
+                .min(u32::MAX as u64) as u32,
             aggsize: (self.options.aggsize / 256).clamp(64, 1 << 20) as u32,
             dynvarsize: (self.options.dynvarsize / 64).clamp(64, 1 << 20) as u32,
             bufsize: ring as u32,
@@ -436,11 +440,7 @@ impl Dtrace {
                 detail: None,
             });
         };
-        let writes_user = compiled.programs.iter().any(|p| {
-            p.insns.contains(&dtrace_bpf::Insn::call_helper(
-                dtrace_bpf::helper::PROBE_WRITE_USER,
-            ))
-        });
+        let writes_user = compiled.writes_user_memory();
         // copyout() and copyoutstr() are destructive subroutines: -w first.
         if writes_user && !self.options.destructive {
             return Err(ExecError {
