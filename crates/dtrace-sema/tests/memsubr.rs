@@ -18,6 +18,7 @@ fn begin() -> ProbeInfo {
         name: "BEGIN".into(),
         kind: ProbeKind::Begin,
         arg_types: Vec::new(),
+        fields: Vec::new(),
     }
 }
 
