@@ -44,6 +44,7 @@ pub fn gen_clause(
     g.a.emit(Insn::mov64_reg(DCTX, Reg::R1));
     // strtok's position is clause-local: NULL until strtok(s, ...) in this clause.
     g.a.emit(Insn::st_mem(Size::DW, DCTX, g.l.strtok_area as i16, -1));
+    g.scratch_reset();
     if let Some(p) = &clause.predicate {
         g.branch_if_false(p, skip);
         g.tmp_off = 0;

@@ -90,6 +90,9 @@ pub enum FaultKind {
     UPriv = 7,
     TupOflow = 8,
     BadStack = 9,
+    /// DTRACEFLT_BADSIZE: a size passed to a subroutine is out of range (the
+    /// fault's value is the size).
+    BadSize = 10,
     Unknown = 0,
 }
 
@@ -105,6 +108,7 @@ impl FaultKind {
             7 => FaultKind::UPriv,
             8 => FaultKind::TupOflow,
             9 => FaultKind::BadStack,
+            10 => FaultKind::BadSize,
             _ => FaultKind::Unknown,
         }
     }
@@ -121,6 +125,7 @@ impl FaultKind {
             FaultKind::UPriv => "invalid user access",
             FaultKind::TupOflow => "tuple stack overflow",
             FaultKind::BadStack => "bad stack",
+            FaultKind::BadSize => "invalid size",
             FaultKind::Unknown => "unknown fault",
         }
     }

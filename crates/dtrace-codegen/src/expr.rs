@@ -244,12 +244,30 @@ impl<'a> Gen<'a> {
             TExprKind::KStr { addr, max } => self.kstr(addr, *max, &e.ty),
             TExprKind::UserArgs { start, end } => self.user_args(start, end, &e.ty),
             TExprKind::UserWord(addr) => self.user_word(addr),
-            TExprKind::StrIndex { s, index } => self.str_index(s, index),
             TExprKind::CurCpu => self.curcpu(),
             TExprKind::CheckIndex { index, len } => self.check_index(index, *len),
             TExprKind::Build { size, members } => self.build(*size, members),
             TExprKind::Speculation => self.speculation(),
             TExprKind::StrFn { func, args } => self.str_fn(*func, args, &e.ty),
+            TExprKind::Alloca(size) => self.alloca(size),
+            TExprKind::CopyIn { addr, size } => self.copyin(addr, size),
+            TExprKind::CopyInStr { addr, max } => self.copyinstr(addr, max.as_deref(), &e.ty),
+            TExprKind::CopyInto { addr, size, dest } => self.copyinto(addr, size, dest),
+            TExprKind::Bcopy {
+                src,
+                dest,
+                size,
+                src_scratch,
+            } => self.bcopy(src, dest, size, *src_scratch),
+            TExprKind::CopyOut {
+                src,
+                addr,
+                size,
+                string,
+            } => self.copyout(src, addr, size, *string),
+            TExprKind::LoadScratch(addr) => self.load_scratch(addr, &e.ty),
+            TExprKind::StrIndex { s, index } => self.str_index(s, index),
+            TExprKind::ScratchStr { addr, max } => self.scratch_str(addr, *max, &e.ty),
         }
     }
 

@@ -113,6 +113,14 @@ pub struct Layout {
     pub spill_size: u32,
     /// strtok's position (8 bytes) then its string (`str_cap` bytes).
     pub strtok_area: u32,
+    /// Clause scratch space (`alloca`, `copyin`): a header (the allocated top,
+    /// as an offset from `scratch_data`, and dctx's own address as a number),
+    /// then `scratch_size` usable bytes, followed by as many again (so a
+    /// verifier-bounded offset plus a bounded length stays inside dctx).
+    pub scratch_top: u32,
+    pub scratch_self: u32,
+    pub scratch_data: u32,
+    pub scratch_size: u32,
     pub tmp_area: u32,
     /// The string subprograms the clauses call.
     pub subrs: crate::strfn::subr::Subrs,
@@ -295,7 +303,10 @@ impl Layout {
         let spill_size = SPILL_SLOTS * 8;
         // strtok's string and position (per CPU, kept between clauses).
         let strtok_area = spill_area + spill_size;
-        let tmp_area = strtok_area + 8 + str_cap;
+        let scratch_top = strtok_area + 8 + str_cap;
+        let scratch_size = round8(opts.scratchsize);
+        let scratch_data = scratch_top + 16;
+        let tmp_area = scratch_data + 2 * scratch_size + 8;
         let mut l = Layout {
             maps,
             ringbuf,
@@ -317,12 +328,17 @@ impl Layout {
             spill_area,
             spill_size,
             strtok_area,
+            scratch_top,
+            scratch_self: scratch_top + 8,
+            scratch_data,
+            scratch_size: opts.scratchsize,
             tmp_area,
             subrs: crate::strfn::subr::Subrs::default(),
             strtab_bytes: Vec::new(),
             strtab_index: BTreeMap::new(),
             zero_off: 0,
-            zero_size: round8(zero_size.max(str_cap)),
+            // Also what a fresh alloca() piece is cleared from.
+            zero_size: round8(zero_size.max(str_cap).max(opts.scratchsize)),
             probe_index,
             probe_caps: caps,
             str_cap,

@@ -21,6 +21,9 @@
 //! capacities, appended by the linker to the programs that call them; callbacks
 //! of `bpf_loop` are referenced with `ld_func`, so those programs carry BTF
 //! `func_info` (dtrace-sys adds it).
+//! Scratch space (`scratch.rs`): `alloca`, `copyin`, `copyinstr`, `copyinto`,
+//! `bcopy`, `copyout`, and bounds-checked loads and stores through alloca
+//! pointers, in a per-clause region of dctx.
 //!
 //! ## Runtime contract
 //! 1. Create every [`MapSpec`] in order (indices are what instructions refer to),
@@ -52,6 +55,7 @@ pub mod layout;
 mod link;
 mod memory;
 mod record;
+mod scratch;
 pub mod strfn;
 mod strings;
 mod trampoline;
@@ -190,4 +194,13 @@ pub struct CompiledProgram {
     /// One-entry array: state word (u64 @0, see [`layout::STATE_ACTIVE`]), realtime
     /// minus monotonic offset (u64 @8), then global variables.
     pub globals_map: usize,
+}
+
+impl CompiledProgram {
+    /// Whether a program writes user memory (`copyout`, `copyoutstr`: calls of
+    /// `bpf_probe_write_user`), which needs `-w` and a kernel that allows it.
+    pub fn writes_user_memory(&self) -> bool {
+        let call = dtrace_bpf::Insn::call_helper(dtrace_bpf::helper::PROBE_WRITE_USER);
+        self.programs.iter().any(|p| p.insns.contains(&call))
+    }
 }

@@ -104,34 +104,6 @@ impl<'a> Gen<'a> {
 }
 
 impl<'a> Gen<'a> {
-    /// `StrIndex`: the `char` at `index` in the string `s`'s buffer; an index
-    /// outside the buffer faults with the index as the bad address.
-    pub fn str_index(&mut self, s: &TExpr, index: &TExpr) -> Val {
-        let cap = crate::expr::str_cap(&s.ty);
-        let sv = self.expr(s);
-        let iv = self.expr(index);
-        let ri = self.get(iv, Reg::R1);
-        if ri != Reg::R1 {
-            self.a.emit(Insn::mov64_reg(Reg::R1, ri));
-        }
-        self.free(iv);
-        self.stash_fault_addr(Reg::R1);
-        self.fault_unless_at(JmpOp::Lt, Reg::R1, cap as i32, FaultKind::BadAddr, true);
-        let rs = self.get(sv, Reg::R2);
-        if rs != Reg::R2 {
-            self.a.emit(Insn::mov64_reg(Reg::R2, rs));
-        }
-        self.free(sv);
-        self.a.emit(Insn::alu64_reg(AluOp::Add, Reg::R2, Reg::R1));
-        let d = self.alloc(false);
-        let w = self.work_reg(d, Reg::R0);
-        self.a.emit(Insn::ldx_memsx(Size::B, w, Reg::R2, 0));
-        self.put(d, w);
-        d
-    }
-}
-
-impl<'a> Gen<'a> {
     /// `CheckIndex`: the index, or an invalid-address fault if not below `len`.
     pub fn check_index(&mut self, index: &TExpr, len: u32) -> Val {
         let v = self.expr(index);

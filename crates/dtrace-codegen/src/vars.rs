@@ -215,6 +215,15 @@ impl<'a> Gen<'a> {
                 self.array_key(*array, keys, keyvals);
                 self.array_read(*array, ty)
             }
+            LValue::Mem(_) => {
+                let addr = keyvals.first().copied().unwrap_or(Val::Reg(Reg::R0));
+                self.mem_ptr(addr, ty.size());
+                let d = self.alloc(false);
+                let w = self.work_reg(d, Reg::R0);
+                self.load_int(w, Reg::R3, 0, ty);
+                self.put(d, w);
+                d
+            }
             LValue::Elem {
                 root, limit, bits, ..
             } => {
@@ -287,6 +296,12 @@ impl<'a> Gen<'a> {
                 self.array_key(*array, keys, keyvals);
                 let map = self.l.array_maps.get(*array as usize).copied().unwrap_or(0);
                 self.store_dyn(map, v, ty, vcap);
+            }
+            LValue::Mem(_) => {
+                let addr = keyvals.first().copied().unwrap_or(Val::Reg(Reg::R0));
+                self.mem_ptr(addr, ty.size());
+                let r = self.get(v, Reg::R2);
+                self.a.emit(Insn::stx_mem(size_of(ty), Reg::R3, r, 0));
             }
             LValue::Elem {
                 root, limit, bits, ..
@@ -431,6 +446,7 @@ impl<'a> Gen<'a> {
                 }
                 v
             }
+            LValue::Mem(addr) => vec![self.expr(addr)],
             LValue::Var(_) => Vec::new(),
         }
     }

@@ -543,7 +543,8 @@ pub fn fault_message(desc: &ProgramDesc, probe_id: u32, f: &FaultRecord) -> Stri
     let unknown = ProbeName::default();
     let p = desc.probes.get(&probe_id).unwrap_or(&unknown);
     let what = match f.kind {
-        FaultKind::BadAddr | FaultKind::BadAlign => {
+        // An invalid size names the size.
+        FaultKind::BadAddr | FaultKind::BadAlign | FaultKind::BadSize => {
             format!("{} (0x{:x})", f.kind.message(), f.addr)
         }
         k => k.message().to_string(),

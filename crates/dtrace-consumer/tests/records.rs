@@ -239,6 +239,22 @@ dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid alignment 
 }
 
 #[test]
+fn scratch_fault_messages() {
+    // An invalid size names the size; running out of scratch space names nothing.
+    let desc = program(vec![(16, vec![])], begin());
+    let recs = [
+        fault(1, 3, FaultKind::BadSize, 40, 0xffff, 1),
+        fault(1, 3, FaultKind::NoScratch, 44, 0, 1),
+    ];
+    let (_, err, _) = run(desc, Default::default(), &recs, &mut Aggs::default(), false).unwrap();
+    assert_eq!(
+        err,
+        "dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid size (0xffff) at BPF pc 40\n\
+dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): out of scratch space at BPF pc 44\n"
+    );
+}
+
+#[test]
 fn fault_names_full_probe() {
     // Access faults carry no address in dtrace's message; the probe is named in
     // full.

@@ -52,6 +52,8 @@ pub(crate) struct Checker<'a> {
     pub enum_pending: Vec<(String, i64)>,
     /// Speculation placement state of the clause being checked.
     pub spec_flags: crate::speculation::ClauseFlags,
+    /// Pointer variables: whether each holds alloca pointers (see `memsubr`).
+    pub alloca_vars: HashMap<VarRef, bool>,
 }
 
 /// Type-check a program. `probes[i]` are the probes clause `i` (in program order,
@@ -96,6 +98,7 @@ pub fn check_with(
         xlate_env: Vec::new(),
         enum_pending: Vec::new(),
         spec_flags: Default::default(),
+        alloca_vars: HashMap::new(),
     };
     let mut index = 0u32;
     for item in &program.items {

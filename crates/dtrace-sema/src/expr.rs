@@ -155,6 +155,9 @@ impl<'a> Checker<'a> {
                     None => Err(undefined(func, span)),
                 }
             }
+            K::Call { func, args } if crate::memsubr::is_mem_subr(func) => {
+                self.mem_subr(func, args, span)
+            }
             K::Call { func, .. } => {
                 if crate::actions::is_action(func) || crate::actions::is_aggfunc(func) {
                     Err(Diagnostic::new(

@@ -161,6 +161,11 @@ pub enum LValue {
         /// `width` bits wide (stores read, merge and write back the unit).
         bits: Option<BitPlace>,
     },
+    /// A scalar in memory at the address `addr` evaluates to (`*p = v`,
+    /// `p->m = v`, `p[i] = v`). Only the clause's allocated scratch memory is
+    /// writable: any other address faults (invalid address), as a store that
+    /// ends past the allocation does (invalid size).
+    Mem(Box<TExpr>),
 }
 
 /// Where a bit-field lies in its storage unit (see [`LValue::Elem`]).
@@ -324,15 +329,68 @@ pub enum TExprKind {
     /// The library intrinsic `__dt_curcpu()`: the address (an integer) of this
     /// CPU's `cpuinfo_t`, filled in: CPU number, -1, -1, NUMA node.
     CurCpu,
-    /// `s[i]` on a string: the `char` at index `i` of the string's buffer (of
-    /// `s`'s capacity); an index outside the buffer faults (invalid address).
+    /// The library intrinsic `__dt_uword(addr)`: the 64-bit word at `addr` in the
+    /// current process's user memory (type `uint64_t`), 0 when it cannot be read.
+    UserWord(Box<TExpr>),
+    /// `alloca(size)`: `size` bytes of the clause's scratch space (`scratchsize`),
+    /// 8-byte aligned, valid until the clause ends; the value (`void *`) is their
+    /// address. Too little space left faults (out of scratch space).
+    Alloca(Box<TExpr>),
+    /// `copyin(addr, size)`: `size` bytes of the current process's memory at
+    /// `addr`, copied into newly allocated scratch space (as `alloca`); the value
+    /// is the scratch address. A failed read faults (invalid address).
+    CopyIn {
+        addr: Box<TExpr>,
+        size: Box<TExpr>,
+    },
+    /// `copyinstr(addr [, maxlen])`: the NUL-terminated string at `addr` in the
+    /// current process's memory, at most `maxlen` bytes (NUL included; without it
+    /// `strsize`), never more than `ty`'s cap. A failed read faults.
+    CopyInStr {
+        addr: Box<TExpr>,
+        max: Option<Box<TExpr>>,
+    },
+    /// `copyinto(addr, size, dest)`: copy `size` bytes of user memory at `addr`
+    /// into the scratch memory at `dest` (an alloca pointer). Type void.
+    CopyInto {
+        addr: Box<TExpr>,
+        size: Box<TExpr>,
+        dest: Box<TExpr>,
+    },
+    /// `bcopy(src, dest, size)`: copy `size` bytes of kernel memory (or, when
+    /// `src_scratch`, of allocated scratch memory) at `src` into the scratch
+    /// memory at `dest`. Type void.
+    Bcopy {
+        src: Box<TExpr>,
+        dest: Box<TExpr>,
+        size: Box<TExpr>,
+        src_scratch: bool,
+    },
+    /// `copyout(buf, addr, size)` (`string`: `copyoutstr(str, addr, maxlen)`):
+    /// write to the current process's memory. Type void.
+    CopyOut {
+        src: Box<TExpr>,
+        addr: Box<TExpr>,
+        size: Box<TExpr>,
+        string: bool,
+    },
+    /// Read a scalar of type `ty` from the clause's allocated scratch memory at the
+    /// address `addr` evaluates to (a load through an alloca pointer). An access
+    /// outside the allocated space faults (invalid address, or invalid size when
+    /// it starts inside and ends past it).
+    LoadScratch(Box<TExpr>),
+    /// A string read from allocated scratch memory at `addr`: at most `max` bytes
+    /// (NUL included) and never past the allocated space. Faults as `LoadScratch`.
+    ScratchStr {
+        addr: Box<TExpr>,
+        max: u32,
+    },
+    /// `s[i]` on a string: the `char` at index `i` (an integer) of the string's
+    /// buffer; 0 past its end, a fault (invalid address) outside `[0, strsize)`.
     StrIndex {
         s: Box<TExpr>,
         index: Box<TExpr>,
     },
-    /// The library intrinsic `__dt_uword(addr)`: the 64-bit word at `addr` in the
-    /// current process's user memory (type `uint64_t`), 0 when it cannot be read.
-    UserWord(Box<TExpr>),
     /// A struct or union value built in scratch memory (a whole translated struct):
     /// `size` zeroed bytes, then each member's value stored at its byte offset.
     /// The expression's value (type [`Ty::Agg`]) is the scratch address.

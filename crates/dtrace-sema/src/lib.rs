@@ -17,7 +17,9 @@
 //! (kernel symbol addresses, injected by the caller), `xlate` (translator
 //! declarations and the `xlate` operator), `intrinsic` (`__dt_*` subroutines only
 //! the D libraries may call), `speculation` (speculation subroutine and actions,
-//! and their placement rules), `strfn` (the string subroutines' prototypes).
+//! and their placement rules), `strfn` (the string subroutines' prototypes),
+//! `memsubr` (`alloca`, `bcopy`, `copyin*`, `copyout*` and alloca-pointer
+//! tracking).
 
 mod actions;
 mod aggctl;
@@ -29,6 +31,7 @@ mod elem;
 mod expr;
 mod intrinsic;
 pub mod ir;
+mod memsubr;
 pub mod options;
 mod print;
 mod printf;

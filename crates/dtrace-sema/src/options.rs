@@ -27,6 +27,8 @@ pub struct CompileOptions {
     /// string holds at most `strsize` bytes before its NUL (`strlen` of a longer
     /// literal is `strsize`).
     pub strsize: u32,
+    /// Bytes of scratch space each clause may allocate (`scratchsize`, default 256).
+    pub scratchsize: u32,
     /// Maximum entries of each aggregation map (`aggsize` in entries).
     pub aggsize: u32,
     /// Maximum entries of each dynamic-variable map (associative arrays, `self->`).
@@ -54,6 +56,7 @@ impl Default for CompileOptions {
     fn default() -> CompileOptions {
         CompileOptions {
             strsize: 256,
+            scratchsize: 256,
             aggsize: 16384,
             dynvarsize: 16384,
             tregs: 8,

@@ -31,6 +31,9 @@ impl<'a> Checker<'a> {
     /// the address itself for aggregates.
     pub(crate) fn place(&mut self, addr: TExpr, ty: TypeId, span: Span) -> R<TExpr> {
         match self.value_ty(ty) {
+            t @ (Ty::Int { .. } | Ty::Ptr { .. }) if self.is_scratch(&addr) => {
+                Ok(mk(TExprKind::LoadScratch(Box::new(addr)), t, span))
+            }
             t @ (Ty::Int { .. } | Ty::Ptr { .. }) => {
                 Ok(mk(TExprKind::Load(Box::new(addr)), t, span))
             }
@@ -117,12 +120,17 @@ impl<'a> Checker<'a> {
         Ok(self.kstr(e, max))
     }
 
+    /// The string at `addr` (at most `max` bytes with the NUL): read from kernel
+    /// memory, or from allocated scratch memory for an alloca pointer.
     fn kstr(&self, addr: TExpr, max: u32) -> TExpr {
         let span = addr.span;
         let cap = str_cap_for(max, self.opts);
-        let k = TExprKind::KStr {
-            addr: Box::new(addr),
-            max,
+        let scratch = self.is_scratch(&addr);
+        let addr = Box::new(addr);
+        let k = if scratch {
+            TExprKind::ScratchStr { addr, max }
+        } else {
+            TExprKind::KStr { addr, max }
         };
         mk(k, Ty::Str { cap }, span)
     }
@@ -289,7 +297,7 @@ impl<'a> Checker<'a> {
         let v = self.expr(x)?;
         let ty_id = v.ty.type_id();
         match (v.kind, ty_id) {
-            (TExprKind::Load(addr), Some(id)) => {
+            (TExprKind::Load(addr) | TExprKind::LoadScratch(addr), Some(id)) => {
                 let p = self.types.pointer_to(id);
                 Ok(retype_span(retype(*addr, Ty::Ptr { id: p }), span))
             }

@@ -164,6 +164,12 @@ impl<'a> Checker<'a> {
                     None => Err(not_writable(lhs, "=")),
                 }
             }
+            _ if self.is_mem_place(lhs) => {
+                let r = self.expr(rhs)?;
+                let r = self.storable(r)?;
+                let (lv, ty) = self.mem_lvalue(lhs, "=")?;
+                self.finish_assign(lv, ty, r, span)
+            }
             K::Index { base, index } => {
                 let Some(name) = self.assoc_name(base) else {
                     return Err(not_writable(lhs, "="));
@@ -232,6 +238,7 @@ impl<'a> Checker<'a> {
             return Err(self.incompat(&ty, "=", &r.ty, span));
         }
         self.check_store(&ty, &r.ty, "=", span)?;
+        self.note_alloca_store(&lv, &r, span)?;
         // Strings keep their own capacity: codegen copies with padding.
         let rhs = match ty {
             Ty::Str { .. } | Ty::Agg { .. } => r,
@@ -298,6 +305,7 @@ impl<'a> Checker<'a> {
                 self.scalar_array_elem(e)?
                     .ok_or_else(|| not_writable(e, sym))
             }
+            _ if self.is_mem_place(e) => self.mem_lvalue(e, sym),
             K::Index { base, index } => {
                 let Some(name) = self.assoc_name(base) else {
                     return Err(not_writable(e, sym));

@@ -86,6 +86,8 @@ tags! {
     D_ARR_LOCAL,
     D_PROTO_LEN,
     D_PROTO_ARG,
+    D_ALLOCA_SIZE,
+    D_ALLOCA_INCOMPAT,
     D_FUNC_UNDEF,
     D_FUNC_IDENT,
     D_FUNC_IDKIND,

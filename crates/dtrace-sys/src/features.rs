@@ -35,6 +35,9 @@ pub struct Features {
     pub probe_read_kernel: bool,
     pub get_attach_cookie: bool,
     pub send_signal: bool,
+    /// `bpf_probe_write_user` (`copyout`, `copyoutstr`); kernel lockdown
+    /// (integrity or confidentiality) forbids it.
+    pub probe_write_user: bool,
     /// Raw-tracepoint attachments can carry a cookie (Linux 6.10+).
     pub raw_tp_cookie: bool,
     /// `/sys/bus/event_source/devices/kprobe` exists.
@@ -145,9 +148,34 @@ impl Features {
             f.probe_read_kernel = has_helper(sys, helper::PROBE_READ_KERNEL);
             f.get_attach_cookie = has_helper(sys, helper::GET_ATTACH_COOKIE);
             f.send_signal = has_helper(sys, helper::SEND_SIGNAL);
+            f.probe_write_user = has_helper(sys, helper::PROBE_WRITE_USER);
             f.raw_tp_cookie = has_raw_tp_cookie(sys);
         }
         f
+    }
+
+    /// Why programs that write user memory (`copyout`, `copyoutstr`) cannot be
+    /// enabled here, in one line; `None` when they can.
+    pub fn user_write_refusal(&self) -> Option<String> {
+        if self.probe_write_user {
+            return None;
+        }
+        let lockdown = std::fs::read_to_string("/sys/kernel/security/lockdown")
+            .ok()
+            .and_then(|s| {
+                let start = s.find('[')? + 1;
+                let end = s[start..].find(']')? + start;
+                Some(s[start..end].to_string())
+            })
+            .filter(|m| m != "none");
+        let why = match lockdown {
+            Some(mode) => format!("kernel lockdown ({mode}) forbids it"),
+            None => "this kernel forbids it (kernel lockdown)".to_string(),
+        };
+        Some(format!(
+            "dtrace: could not enable tracing: copyout( ) and copyoutstr( ) need \
+             bpf_probe_write_user, and {why}"
+        ))
     }
 
     /// A one-line, user-facing reason why dtrace cannot run here, or `None` if the

@@ -345,6 +345,13 @@ impl Dtrace {
             .min(1 << 30);
         CompileOptions {
             strsize: self.options.strsize as u32,
+            // The option holds libdtrace's size (one reserved word added); the
+            // program may allocate the rest.
+            scratchsize: self
+                .options
+                .scratchsize
+                .saturating_sub(8)
+                .min(u32::MAX as u64) as u32,
             aggsize: (self.options.aggsize / 256).clamp(64, 1 << 20) as u32,
             dynvarsize: (self.options.dynvarsize / 64).clamp(64, 1 << 20) as u32,
             bufsize: ring as u32,
@@ -433,6 +440,20 @@ impl Dtrace {
                 detail: None,
             });
         };
+        let writes_user = compiled.writes_user_memory();
+        // copyout() and copyoutstr() are destructive subroutines: -w first.
+        if writes_user && !self.options.destructive {
+            return Err(ExecError {
+                message: "dtrace: could not enable tracing: Destructive actions not allowed".into(),
+                detail: None,
+            });
+        }
+        if let (true, Some(why)) = (writes_user, features.user_write_refusal()) {
+            return Err(ExecError {
+                message: why,
+                detail: None,
+            });
+        }
         // The kernel's BTF (~9 MiB parsed) is not needed once code is generated:
         // free it before the ring buffer is mapped, so peak RSS is the larger of
         // the two rather than their sum (docs/PERFORMANCE.md).

@@ -1,0 +1,5 @@
+BEGIN
+{
+	p = (char *)alloca(4);
+	p = (char *)64;
+}

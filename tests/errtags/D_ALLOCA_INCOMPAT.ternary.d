@@ -1,0 +1,5 @@
+BEGIN
+{
+	q = (char *)alloca(4);
+	p = q != NULL ? q : (char *)64;
+}
