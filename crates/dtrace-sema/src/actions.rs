@@ -69,9 +69,9 @@ impl<'a> Checker<'a> {
                 }
                 if let ast::ExprKind::Agg(_) = &args[0].kind {
                     return Err(Diagnostic::new(
-                        Tag::D_TRACE_AGG,
+                        Tag::D_TRACE_DYN,
                         args[0].span,
-                        "trace( ) may not be applied to an aggregation",
+                        "trace( ) may not be applied to a dynamic expression",
                     ));
                 }
                 let v = self.expr(&args[0])?;

@@ -210,7 +210,7 @@ impl<'a> Checker<'a> {
                 let c = self.testable(c);
                 if !c.ty.is_testable() {
                     return Err(Diagnostic::new(
-                        Tag::D_IF_SCALAR,
+                        Tag::D_PRED_SCALAR,
                         cond.span,
                         "if-statement condition must be of scalar type",
                     ));

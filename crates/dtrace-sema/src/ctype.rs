@@ -54,9 +54,9 @@ pub(crate) fn canonical_int_name(words: &[String]) -> String {
 
 fn unknown_type(name: &str, span: Span) -> Diagnostic {
     Diagnostic::new(
-        Tag::D_UNKNOWN_TYPE,
+        Tag::D_UNKNOWN,
         span,
-        format!("{name} is not a known type"),
+        format!("failed to resolve type {name}: Unknown type name"),
     )
 }
 
@@ -132,7 +132,7 @@ impl<'a> Checker<'a> {
     ) -> R<Option<TypeId>> {
         self.types.try_lookup_scoped(module, name).map_err(|e| {
             Diagnostic::new(
-                Tag::D_UNKNOWN_TYPE,
+                Tag::D_UNKNOWN,
                 span,
                 format!(
                     "failed to read kernel types of module {}: {e}",
@@ -165,9 +165,9 @@ impl<'a> Checker<'a> {
                             Some(n) if n >= 0 => n as u64,
                             _ => {
                                 return Err(Diagnostic::new(
-                                    Tag::D_DECL_ARRVA,
+                                    Tag::D_DECL_ARRSUB,
                                     e.span,
-                                    "array dimension must be a non-negative integer constant",
+                                    "positive integral constant expression or tuple signature expected as array declaration subscript",
                                 ))
                             }
                         }

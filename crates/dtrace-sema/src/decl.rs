@@ -36,7 +36,7 @@ pub(crate) struct Inline {
 fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnostic {
     let (tag, member) = match &e {
         LayoutError::Incomplete { member, .. } => (Tag::D_DECL_INCOMPLETE, Some(member)),
-        LayoutError::Redefined { .. } => (Tag::D_TYPE_REDEF, None),
+        LayoutError::Redefined { .. } => (Tag::D_DECL_TYPERED, None),
         LayoutError::DuplicateMember { member } => (Tag::D_DECL_IDRED, Some(member)),
         LayoutError::BitfieldType { member, .. } => (Tag::D_DECL_BFTYPE, Some(member)),
         LayoutError::BitfieldWidth { member, .. } => (Tag::D_DECL_BFSIZE, Some(member)),
@@ -457,7 +457,7 @@ impl<'a> Checker<'a> {
             Ok(old)
         } else {
             Err(Diagnostic::new(
-                Tag::D_TYPE_REDEF,
+                Tag::D_DECL_TYPERED,
                 span,
                 format!("type redeclared: {kw} {tag}"),
             ))
@@ -512,7 +512,7 @@ impl<'a> Checker<'a> {
                 }
             }
             return Err(Diagnostic::new(
-                Tag::D_TYPE_REDEF,
+                Tag::D_DECL_TYPERED,
                 span,
                 format!("type redeclared: enum {}", tag.unwrap_or("")),
             ));

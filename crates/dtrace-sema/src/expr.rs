@@ -88,7 +88,7 @@ impl<'a> Checker<'a> {
             Err(Diagnostic::new(
                 Tag::D_NOREG,
                 e.span,
-                "insufficient registers to generate code",
+                "Insufficient registers to generate code",
             ))
         } else {
             self.expr_inner(e)

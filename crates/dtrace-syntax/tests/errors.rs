@@ -103,7 +103,7 @@ fn lexical_errors() {
     );
     check(
         "BEGIN { x = '123456789'; }",
-        D_CHR_TOOBIG,
+        D_CHR_OFLOW,
         "character constant is too long",
         "'123456789'",
     );
