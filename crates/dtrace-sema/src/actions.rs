@@ -62,6 +62,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn action(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TStmt> {
+        self.check_proto(func, args, span)?;
         match func {
             "trace" => {
                 if args.len() != 1 {
@@ -74,7 +75,10 @@ impl<'a> Checker<'a> {
                         "trace( ) may not be applied to a dynamic expression",
                     ));
                 }
-                let v = self.expr(&args[0])?;
+                let v = match self.void_call(&args[0])? {
+                    Some(v) => v,
+                    None => self.expr(&args[0])?,
+                };
                 if matches!(v.ty, Ty::Void) {
                     return Err(Diagnostic::new(
                         Tag::D_TRACE_VOID,
@@ -124,7 +128,10 @@ impl<'a> Checker<'a> {
                 };
                 let mut targs = Vec::new();
                 for a in &args[1..] {
-                    let t = self.expr(a)?;
+                    let t = match self.void_call(a)? {
+                        Some(v) => v,
+                        None => self.expr(a)?,
+                    };
                     targs.push(t);
                 }
                 self.check_printf(func, fmt, first.span, &mut targs, span)?;
@@ -275,6 +282,7 @@ impl<'a> Checker<'a> {
             }
             return Err(not_aggfunc(name, rhs.span));
         }
+        self.check_proto(func, args, rhs.span)?;
         let keys = self.keys(index)?;
         let mut targs = Vec::new();
         for a in args {

@@ -148,15 +148,20 @@ impl<'a> Checker<'a> {
             K::Call { func, args } if func.starts_with(crate::intrinsic::PREFIX) => {
                 self.intrinsic(func, args, span)
             }
-            K::Call { func, args } if func == "speculation" => self.speculation_call(args, span),
+            K::Call { func, args } if func == "speculation" => {
+                self.check_proto(func, args, span)?;
+                self.speculation_call(args, span)
+            }
             K::Call { func, args } if crate::strfn::lookup(func).is_some() => {
+                self.check_proto(func, args, span)?;
                 match crate::strfn::lookup(func) {
                     Some(f) => self.string_subr(func, f, args, span),
                     None => Err(undefined(func, span)),
                 }
             }
-            K::Call { func, .. } => {
-                if crate::actions::is_action(func) || crate::actions::is_aggfunc(func) {
+            K::Call { func, args } => {
+                self.check_proto(func, args, span)?;
+                if crate::proto::is_void_action(func) {
                     Err(Diagnostic::new(
                         Tag::D_CG_EXPR,
                         span,
@@ -165,11 +170,7 @@ impl<'a> Checker<'a> {
                         ),
                     ))
                 } else {
-                    Err(Diagnostic::new(
-                        Tag::D_FUNC_UNDEF,
-                        span,
-                        format!("undefined function name: {func}"),
-                    ))
+                    Err(crate::proto::undefined(func, span))
                 }
             }
             K::Index { base, index } => self.index_read(base, index, span),
