@@ -127,14 +127,22 @@ impl<'a> Checker<'a> {
                     ));
                 };
                 let mut targs = Vec::new();
+                let mut aggs = Vec::new();
                 for a in &args[1..] {
-                    let t = match self.void_call(a)? {
-                        Some(v) => v,
-                        None => self.expr(a)?,
+                    // An aggregation is a value only printa( ) can format.
+                    let is_agg = matches!(a.kind, K::Agg(_));
+                    let t = if is_agg {
+                        crate::expr::mk(TExprKind::Int(0), Ty::Void, a.span)
+                    } else {
+                        match self.void_call(a)? {
+                            Some(v) => v,
+                            None => self.expr(a)?,
+                        }
                     };
                     targs.push(t);
+                    aggs.push(is_agg);
                 }
-                self.check_printf(func, fmt, first.span, &mut targs, span)?;
+                self.check_printf(func, fmt, first.span, &mut targs, &aggs, span)?;
                 Ok(TStmt::Printf {
                     format: String::from_utf8_lossy(fmt).into_owned(),
                     args: targs,
