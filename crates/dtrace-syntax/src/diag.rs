@@ -312,7 +312,7 @@ pub fn render_dtrace(map: &SourceMap, d: &Diagnostic, opts: RenderOptions) -> St
                 // A line from another file (a cpp #include) names that file,
                 // as dtrace(1) does: `"inc.h", line 3: `.
                 SourceKind::Script { path } => match f.logical_file(span.lo) {
-                    Some(other) if other != path && other != "<stdin>" => format!(
+                    Some(other) if other != path && !is_stdin(other) => format!(
                         "dtrace: failed to compile script {}: {}\"{}\", line {}: {}",
                         path, tag, other, line, d.message
                     ),
@@ -335,6 +335,11 @@ pub fn render_dtrace(map: &SourceMap, d: &Diagnostic, opts: RenderOptions) -> St
     }
 }
 
+/// A line marker naming the preprocessor's standard input: the script itself.
+fn is_stdin(file: &str) -> bool {
+    file == "<stdin>" || file == "/dev/stdin"
+}
+
 /// The rich form: `file:line:col: error[D_TAG]: message`, the source line and a caret.
 pub fn render_rich(map: &SourceMap, d: &Diagnostic) -> String {
     let mut out = String::new();
@@ -351,7 +356,7 @@ pub fn render_rich(map: &SourceMap, d: &Diagnostic) -> String {
     let (line, col) = f.line_col(span.lo);
     let shown = f.logical_line(span.lo);
     let name = match (&f.kind, f.logical_file(span.lo)) {
-        (SourceKind::Script { .. }, Some(other)) if other != "<stdin>" => other.to_string(),
+        (SourceKind::Script { .. }, Some(other)) if !is_stdin(other) => other.to_string(),
         (SourceKind::Script { path }, _) => path.clone(),
         (SourceKind::ProbeSpecifier, _) => "<command line>".to_string(),
         (SourceKind::Library { name }, _) => name.clone(),
