@@ -214,8 +214,12 @@ fn comments() {
         ok("BEGIN { x = a /* / */ / b; }"),
         "(clause (\"BEGIN\") (= x (/ a b)))"
     );
-    assert_eq!(ok(""), "");
-    assert_eq!(ok("  \n /* only a comment */ \n"), "");
+    // A file with nothing to compile is DTrace's empty translation unit.
+    assert_eq!(err("").1, "empty D program translation unit");
+    assert_eq!(
+        err("  \n /* only a comment */ \n").0,
+        dtrace_syntax::Tag::D_EMPTY
+    );
 }
 
 #[test]

@@ -87,6 +87,14 @@ pub fn parse_with_info(
     let mut p = Parser::new(&file.text, source, opts);
     p.from_file = matches!(file.kind, crate::span::SourceKind::Script { .. });
     let items = p.program()?;
+    if p.from_file && items.is_empty() {
+        let end = file.text.len() as u32;
+        return Err(Diagnostic::new(
+            Tag::D_EMPTY,
+            Span::new(source, end, end),
+            "empty D program translation unit",
+        ));
+    }
     let mut typedefs: Vec<String> = p.typedefs.into_iter().collect();
     typedefs.sort();
     let info = ParseInfo {
