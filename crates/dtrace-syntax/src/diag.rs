@@ -323,7 +323,9 @@ pub fn render_dtrace(map: &SourceMap, d: &Diagnostic, opts: RenderOptions) -> St
                 },
                 SourceKind::ProbeSpecifier => format!(
                     "dtrace: invalid probe specifier {}: {}{}",
-                    f.text, tag, d.message
+                    f.shown.as_deref().unwrap_or(&f.text),
+                    tag,
+                    d.message
                 ),
                 SourceKind::Library { name } => format!(
                     "dtrace: failed to compile library {}: {}line {}: {}",

@@ -218,6 +218,11 @@ impl Dtrace {
         };
         let is_script = matches!(kind, SourceKind::Script { .. });
         let id = self.map.add(kind, text);
+        if let (Source::Spec { text: written, .. }, Some(f)) = (source, self.map.get_mut(id)) {
+            if *written != f.text {
+                f.shown = Some(written.clone());
+            }
+        }
         // `# N "file"` markers (left by cpp, or written by hand) name the
         // user's lines in messages.
         if let (true, Some(f)) = (is_script, self.map.get_mut(id)) {
