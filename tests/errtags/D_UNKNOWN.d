@@ -1,4 +1,4 @@
 BEGIN
 {
-	x = sizeof (struct nosuch_tag);
+	x = sizeof (enum nosuch_tag);
 }

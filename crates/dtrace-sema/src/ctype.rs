@@ -199,8 +199,20 @@ impl<'a> Checker<'a> {
     pub(crate) fn tag_type(&mut self, kw: &str, tag: &str, span: Span) -> R<TypeId> {
         let (module, name) = split_scope(tag);
         let full = format!("{kw} {name}");
-        self.lookup_kernel_type(module, &full, span)?
-            .ok_or_else(|| unknown_type(&format!("{kw} {tag}"), span))
+        if let Some(t) = self.lookup_kernel_type(module, &full, span)? {
+            return Ok(t);
+        }
+        if kw == "enum" || module.is_some() {
+            return Err(unknown_type(&format!("{kw} {tag}"), span));
+        }
+        // As in C, naming an unknown struct or union declares it, incomplete
+        // (a definition may follow); what needs its members then fails.
+        let f = self.types.add(TypeKind::Forward {
+            name: name.to_string(),
+            is_union: kw == "union",
+        });
+        self.types.bind_tag(kw, name, f);
+        Ok(f)
     }
 
     fn lookup_kernel_type(

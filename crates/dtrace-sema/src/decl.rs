@@ -35,6 +35,9 @@ pub(crate) struct Inline {
 /// A layout error, placed on the member it names when there is one.
 fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnostic {
     let (tag, member) = match &e {
+        LayoutError::Incomplete { member, ty } if ty == "void" => {
+            (Tag::D_DECL_VOIDOBJ, Some(member))
+        }
         LayoutError::Incomplete { member, .. } => (Tag::D_DECL_INCOMPLETE, Some(member)),
         LayoutError::Redefined { .. } => (Tag::D_DECL_TYPERED, None),
         LayoutError::DuplicateMember { member } => (Tag::D_DECL_IDRED, Some(member)),
@@ -53,6 +56,9 @@ fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnosti
         LayoutError::BitfieldType { .. } => format!("invalid type for bit-field: {idname}"),
         LayoutError::BitfieldWidth { .. } => format!("bit-field too big for type: {idname}"),
         LayoutError::NamedZeroWidth { .. } => BFCONST_MSG.to_string(),
+        LayoutError::Incomplete { ty, .. } if ty == "void" => {
+            format!("cannot have void object: {idname}")
+        }
         _ => e.to_string(),
     };
     let at = member

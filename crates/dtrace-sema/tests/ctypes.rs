@@ -173,7 +173,11 @@ fn pointer_errors() {
         err(&format!("{REC} BEGIN {{ trace((struct rec)1); }}")).0,
         Tag::D_CAST_INVAL
     );
-    assert_eq!(err("BEGIN { trace((struct nope *)0); }").0, Tag::D_UNKNOWN);
+    assert_eq!(err("BEGIN { trace((enum nope)0); }").0, Tag::D_UNKNOWN);
+    assert_eq!(
+        err("BEGIN { trace(((struct nope *)0)->x); }").0,
+        Tag::D_OP_INCOMPLETE
+    );
     assert_eq!(err("BEGIN { x = 1; trace(&x); }").0, Tag::D_ADDROF_VAR);
     assert_eq!(
         err("BEGIN { trace((int *)0 + (int *)0); }").0,

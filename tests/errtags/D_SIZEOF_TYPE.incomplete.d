@@ -1,0 +1,4 @@
+BEGIN
+{
+	x = sizeof (struct nosuch_tag);
+}
