@@ -121,6 +121,13 @@ impl<'a> Checker<'a> {
                 Some("self") | Some("this") | Some("static") | None => {
                     self.variable(storage, name, base, decl, nspan)?
                 }
+                Some("register" | "auto") => {
+                    return Err(Diagnostic::new(
+                        Tag::D_DECL_BADCLASS,
+                        d.span,
+                        "specified storage class not appropriate in D",
+                    ))
+                }
                 Some(other) => {
                     return Err(Diagnostic::new(
                         Tag::D_DECL_USELESS,
@@ -142,7 +149,7 @@ impl<'a> Checker<'a> {
                 return Ok(());
             }
             return Err(Diagnostic::new(
-                Tag::D_DECL_TYPERED,
+                Tag::D_DECL_IDRED,
                 span,
                 format!("typedef redeclared: {name}"),
             ));

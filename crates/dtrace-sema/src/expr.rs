@@ -506,11 +506,26 @@ impl<'a> Checker<'a> {
         let a = self.decay(a);
         let b = self.decay(b);
         if a.ty.is_str() || b.ty.is_str() {
-            return Err(Diagnostic::new(
-                Tag::D_OP_ARITH,
-                span,
-                format!("operator {sym} requires operands of arithmetic type"),
-            ));
+            // A compound assignment checks its operands' compatibility first;
+            // bitwise operators want integers, the others arithmetic types.
+            return Err(if sym.len() > 1 && sym.ends_with('=') {
+                self.incompat(&a.ty, sym, &b.ty, span)
+            } else if matches!(
+                op,
+                ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Div
+            ) {
+                Diagnostic::new(
+                    Tag::D_OP_ARITH,
+                    span,
+                    format!("operator {sym} requires operands of arithmetic type"),
+                )
+            } else {
+                Diagnostic::new(
+                    Tag::D_OP_INT,
+                    span,
+                    format!("operator {sym} requires operands of integral type"),
+                )
+            });
         }
         if a.ty.is_ptr() || b.ty.is_ptr() {
             return self.ptr_arith(op, sym, a, b, span);
@@ -572,6 +587,17 @@ impl<'a> Checker<'a> {
                 span,
                 "operator ?: expression must be of scalar type",
             ));
+        }
+        for branch in [t, f] {
+            if let ast::ExprKind::Call { func, .. } = &branch.kind {
+                if crate::proto::is_void_action(func) {
+                    return Err(Diagnostic::new(
+                        Tag::D_OP_ACT,
+                        branch.span,
+                        "action cannot be used in a conditional context",
+                    ));
+                }
+            }
         }
         let a = self.expr(t)?;
         let b = self.expr(f)?;

@@ -68,8 +68,8 @@ fn operator_errors() {
     assert_eq!(
         err(r#"BEGIN { x = 2 % "a"; }"#),
         (
-            Tag::D_OP_ARITH,
-            "operator % requires operands of arithmetic type".into()
+            Tag::D_OP_INT,
+            "operator % requires operands of integral type".into()
         )
     );
     assert_eq!(
