@@ -75,8 +75,8 @@ fn operator_errors() {
     assert_eq!(
         err(r#"BEGIN { x = 1; x += "a"; }"#),
         (
-            Tag::D_OP_ARITH,
-            "operator += requires operands of arithmetic type".into()
+            Tag::D_OP_INCOMPAT,
+            "operands have incompatible types: \"int\" += \"string\"".into()
         )
     );
     assert_eq!(
