@@ -273,12 +273,7 @@ mod tests {
         assert!(c[1].dyn_width && c[1].dyn_prec && c[2].name == "llx");
         assert!(parse(b"%q").is_err());
         assert!(parse(b"abc %").is_err());
-        let e = |f: &[u8]| {
-            parse(f)
-                .err()
-                .map(|(t, m)| (t, m))
-                .unwrap_or((Tag::D_UNKNOWN, String::new()))
-        };
+        let e = |f: &[u8]| parse(f).err().unwrap_or((Tag::D_UNKNOWN, String::new()));
         assert_eq!(
             e(b"%.*.d").1,
             "format conversion #1 has more than one '.' specified"
