@@ -432,6 +432,7 @@ fn trace(
 ) -> Result<i32, Fail> {
     let options = dtrace.options().clone();
     let quiet = options.quiet;
+    let testing = options.testing;
     let zdefs = options.zdefs || args.zdefs;
     let verbose = options.verbose || args.verbose > 0;
     let hz = options.switchrate_hz.max(1);
