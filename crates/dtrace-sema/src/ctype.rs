@@ -202,7 +202,9 @@ impl<'a> Checker<'a> {
         if let Some(t) = self.lookup_kernel_type(module, &full, span)? {
             return Ok(t);
         }
-        if kw == "enum" || module.is_some() {
+        // Only once the kernel's types are known (the compiler retries with them
+        // after an unknown type) is an unknown tag really undeclared.
+        if kw == "enum" || module.is_some() || self.types.kernel().is_none() {
             return Err(unknown_type(&format!("{kw} {tag}"), span));
         }
         // As in C, naming an unknown struct or union declares it, incomplete
