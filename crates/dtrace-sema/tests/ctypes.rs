@@ -175,7 +175,7 @@ fn pointer_errors() {
     );
     assert_eq!(err("BEGIN { trace((enum nope)0); }").0, Tag::D_UNKNOWN);
     assert_eq!(
-        err("BEGIN { trace(((struct nope *)0)->x); }").0,
+        err("struct nope; BEGIN { trace(((struct nope *)0)->x); }").0,
         Tag::D_OP_INCOMPLETE
     );
     assert_eq!(err("BEGIN { x = 1; trace(&x); }").0, Tag::D_ADDROF_VAR);
