@@ -71,7 +71,6 @@ tags! {
     D_ARR_BADREF,
     D_ARR_BOUNDS,
     D_ARR_LOCAL,
-    D_ARR_BOUNDS,
     D_DIV_ZERO,
     D_DEREF_NONPTR,
     D_DEREF_VOID,
