@@ -82,7 +82,7 @@ const PROTOS: &[(&str, Proto)] = &[
         "llquantize",
         p(G, "void", "@, int32_t, int32_t, int32_t, int32_t, ..."),
     ),
-    ("lltostr", p(S, "string", "int64_t")),
+    ("lltostr", p(S, "string", "int64_t, [int]")),
     ("lquantize", p(G, "void", "@, int32_t, int32_t, ...")),
     ("max", p(G, "void", "@")),
     ("min", p(G, "void", "@")),
