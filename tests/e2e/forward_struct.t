@@ -3,4 +3,4 @@ args: -s "$S/forward_struct.d"
 status: 1
 stdout:
 stderr-re:
-dtrace: failed to compile script .*/forward_struct\.d: line 3: member a has incomplete type struct s
+dtrace: failed to compile script .*/forward_struct\.d: line 3: incomplete struct/union/enum struct s: a

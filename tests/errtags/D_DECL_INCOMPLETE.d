@@ -1,3 +1,4 @@
-struct t {
-	void a;
+struct outer {
+	int n;
+	struct never_defined inner;
 };

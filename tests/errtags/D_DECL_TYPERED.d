@@ -1,2 +1,6 @@
-typedef int foo_t;
-typedef char foo_t;
+struct s {
+	int a;
+};
+struct s {
+	int b;
+};

@@ -1,4 +1,4 @@
 BEGIN
 {
-	printf(1);
+	printf(execname);
 }

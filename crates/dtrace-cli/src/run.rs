@@ -382,12 +382,13 @@ fn list(dtrace: &mut Dtrace, args: &Args, sources: &[Loaded], rich: bool) -> Res
     if sources.is_empty() {
         rows = dtrace.list(None).map_err(|e| compile_failure(&e, rich))?;
     }
+    let mut misses = Vec::new();
     for loaded in sources {
-        rows.extend(
-            dtrace
-                .list(Some(&loaded.source))
-                .map_err(|e| compile_failure(&e, rich))?,
-        );
+        let (found, missed) = dtrace
+            .list_with_misses(Some(&loaded.source))
+            .map_err(|e| compile_failure(&e, rich))?;
+        rows.extend(found);
+        misses.extend(missed);
     }
     for row in &rows {
         text.push_str(&listing_row(row));
@@ -401,6 +402,9 @@ fn list(dtrace: &mut Dtrace, args: &Args, sources: &[Loaded], rich: bool) -> Res
     }
     let _ = out.write_all(text.as_bytes());
     out.check().map_err(Fail::error)?;
+    for m in misses {
+        eprintln!("{m}");
+    }
     Ok(0)
 }
 

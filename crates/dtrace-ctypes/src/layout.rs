@@ -49,7 +49,7 @@ impl fmt::Display for LayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LayoutError::Incomplete { member, ty } => {
-                write!(f, "member {member} has incomplete type {ty}")
+                write!(f, "incomplete struct/union/enum {ty}: {member}")
             }
             LayoutError::BitfieldType { member, ty } => {
                 write!(f, "bit-field {member} has invalid type {ty}")

@@ -62,6 +62,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn action(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TStmt> {
+        self.check_proto(func, args, span)?;
         match func {
             "trace" => {
                 if args.len() != 1 {
@@ -69,12 +70,15 @@ impl<'a> Checker<'a> {
                 }
                 if let ast::ExprKind::Agg(_) = &args[0].kind {
                     return Err(Diagnostic::new(
-                        Tag::D_TRACE_AGG,
+                        Tag::D_TRACE_DYN,
                         args[0].span,
-                        "trace( ) may not be applied to an aggregation",
+                        "trace( ) may not be applied to a dynamic expression",
                     ));
                 }
-                let v = self.expr(&args[0])?;
+                let v = match self.void_call(&args[0])? {
+                    Some(v) => v,
+                    None => self.expr(&args[0])?,
+                };
                 if matches!(v.ty, Ty::Void) {
                     return Err(Diagnostic::new(
                         Tag::D_TRACE_VOID,
@@ -123,11 +127,22 @@ impl<'a> Checker<'a> {
                     ));
                 };
                 let mut targs = Vec::new();
+                let mut aggs = Vec::new();
                 for a in &args[1..] {
-                    let t = self.expr(a)?;
+                    // An aggregation is a value only printa( ) can format.
+                    let is_agg = matches!(a.kind, K::Agg(_));
+                    let t = if is_agg {
+                        crate::expr::mk(TExprKind::Int(0), Ty::Void, a.span)
+                    } else {
+                        match self.void_call(a)? {
+                            Some(v) => v,
+                            None => self.expr(a)?,
+                        }
+                    };
                     targs.push(t);
+                    aggs.push(is_agg);
                 }
-                self.check_printf(func, fmt, first.span, &mut targs, span)?;
+                self.check_printf(func, fmt, first.span, &mut targs, &aggs, span)?;
                 Ok(TStmt::Printf {
                     format: String::from_utf8_lossy(fmt).into_owned(),
                     args: targs,
@@ -275,6 +290,7 @@ impl<'a> Checker<'a> {
             }
             return Err(not_aggfunc(name, rhs.span));
         }
+        self.check_proto(func, args, rhs.span)?;
         let keys = self.keys(index)?;
         let mut targs = Vec::new();
         for a in args {

@@ -166,13 +166,20 @@ impl<'a> Checker<'a> {
         Ok(match &cl.predicate {
             Some(p) => {
                 let e = self.expr(p)?;
-                let e = self.testable(e);
+                // An array or struct is not a scalar (no decay to a pointer here).
+                let e = if matches!(e.ty, Ty::Agg { .. }) {
+                    e
+                } else {
+                    self.testable(e)
+                };
                 // "The predicate expression must evaluate to a value of integer or
                 // pointer type" (Dynamic Tracing Guide, "Predicates"): not a string.
                 if !e.ty.is_testable() {
+                    // dtrace(1) checks this once the clause is complete: at its end.
+                    let end = Span::new(cl.span.source, cl.span.hi, cl.span.hi);
                     return Err(Diagnostic::new(
                         Tag::D_PRED_SCALAR,
-                        p.span,
+                        end,
                         "predicate result must be of scalar type",
                     ));
                 }
@@ -213,7 +220,7 @@ impl<'a> Checker<'a> {
                 let c = self.testable(c);
                 if !c.ty.is_testable() {
                     return Err(Diagnostic::new(
-                        Tag::D_IF_SCALAR,
+                        Tag::D_PRED_SCALAR,
                         cond.span,
                         "if-statement condition must be of scalar type",
                     ));

@@ -52,11 +52,89 @@ pub(crate) fn canonical_int_name(words: &[String]) -> String {
     }
 }
 
+/// dtrace(1)'s rules for combining type keywords (`short void`, `char int`,
+/// `long char`, `unsigned double` are errors, each with its own tag).
+fn check_keywords(words: &[String], span: Span) -> R<()> {
+    let is = |w: &str| words.iter().filter(|x| *x == w).count();
+    let bases: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| matches!(*w, "char" | "int" | "void" | "float" | "double" | "string"))
+        .collect();
+    let err = |tag, msg: &str| Err(Diagnostic::new(tag, span, msg.to_string()));
+    if bases.len() > 1 || (is("signed") > 0 && is("unsigned") > 0) {
+        return err(Tag::D_DECL_COMBO, "invalid type combination");
+    }
+    let sized = is("short") + is("long") > 0;
+    let signs = is("signed") + is("unsigned") > 0;
+    match bases.first().copied() {
+        Some("void") if sized || signs => err(
+            Tag::D_DECL_VOIDATTR,
+            "invalid type declaration: attributes may not be used with void type",
+        ),
+        Some("char") if sized => err(
+            Tag::D_DECL_CHARATTR,
+            "invalid type declaration: short and long may not be used with char type",
+        ),
+        Some("float" | "double" | "string") if signs => err(
+            Tag::D_DECL_SIGNINT,
+            "invalid type declaration: signed and unsigned may only be used with integer type",
+        ),
+        Some("string") if is("long") > 0 => err(
+            Tag::D_DECL_LONGINT,
+            "invalid type declaration: long and long long may only be used with integer or floating-point type",
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// A function prototype's parameters: `void` alone or not at all, and no
+/// dynamic (associative array) parameter.
+fn check_params(inner: &Declarator, params: &[ast::TypeName], span: Span) -> R<()> {
+    let is_void = |p: &ast::TypeName| {
+        matches!(&p.spec.base, BaseType::Keywords(k) if k.iter().any(|w| w == "void"))
+            && matches!(p.decl, Declarator::Abstract | Declarator::Ident(..))
+    };
+    if params.len() > 1 && params.iter().any(is_void) {
+        return Err(Diagnostic::new(
+            Tag::D_DECL_PROTO_VOID,
+            span,
+            "void must be sole parameter",
+        ));
+    }
+    let fname = crate::decl::declared_name(inner).map_or("", |(n, _)| n);
+    for (i, p) in params.iter().enumerate() {
+        let mut d = &p.decl;
+        loop {
+            match d {
+                Declarator::Array {
+                    dim: ArrayDim::Assoc(_),
+                    ..
+                } => {
+                    return Err(Diagnostic::new(
+                        Tag::D_DECL_PROTO_TYPE,
+                        span,
+                        format!(
+                            "function prototype may not use parameter of type dynamic variable: {fname}, parameter #{}",
+                            i + 1
+                        ),
+                    ))
+                }
+                Declarator::Array { inner, .. }
+                | Declarator::Pointer { inner, .. }
+                | Declarator::Function { inner, .. } => d = inner,
+                _ => break,
+            }
+        }
+    }
+    Ok(())
+}
+
 fn unknown_type(name: &str, span: Span) -> Diagnostic {
     Diagnostic::new(
-        Tag::D_UNKNOWN_TYPE,
+        Tag::D_UNKNOWN,
         span,
-        format!("{name} is not a known type"),
+        format!("failed to resolve type {name}: Unknown type name"),
     )
 }
 
@@ -73,6 +151,7 @@ impl<'a> Checker<'a> {
         match &spec.base {
             BaseType::Implicit => Ok(self.int_id()),
             BaseType::Keywords(k) => {
+                check_keywords(k, span)?;
                 let name = if k.iter().any(|w| w == "void") {
                     "void".to_string()
                 } else if k.iter().any(|w| w == "string") {
@@ -120,8 +199,22 @@ impl<'a> Checker<'a> {
     pub(crate) fn tag_type(&mut self, kw: &str, tag: &str, span: Span) -> R<TypeId> {
         let (module, name) = split_scope(tag);
         let full = format!("{kw} {name}");
-        self.lookup_kernel_type(module, &full, span)?
-            .ok_or_else(|| unknown_type(&format!("{kw} {tag}"), span))
+        if let Some(t) = self.lookup_kernel_type(module, &full, span)? {
+            return Ok(t);
+        }
+        // Only once the kernel's types are known (the compiler retries with them
+        // after an unknown type) is an unknown tag really undeclared.
+        if kw == "enum" || module.is_some() || self.types.kernel().is_none() {
+            return Err(unknown_type(&format!("{kw} {tag}"), span));
+        }
+        // As in C, naming an unknown struct or union declares it, incomplete
+        // (a definition may follow); what needs its members then fails.
+        let f = self.types.add(TypeKind::Forward {
+            name: name.to_string(),
+            is_union: kw == "union",
+        });
+        self.types.bind_tag(kw, name, f);
+        Ok(f)
     }
 
     fn lookup_kernel_type(
@@ -132,7 +225,7 @@ impl<'a> Checker<'a> {
     ) -> R<Option<TypeId>> {
         self.types.try_lookup_scoped(module, name).map_err(|e| {
             Diagnostic::new(
-                Tag::D_UNKNOWN_TYPE,
+                Tag::D_UNKNOWN,
                 span,
                 format!(
                     "failed to read kernel types of module {}: {e}",
@@ -165,9 +258,9 @@ impl<'a> Checker<'a> {
                             Some(n) if n >= 0 => n as u64,
                             _ => {
                                 return Err(Diagnostic::new(
-                                    Tag::D_DECL_ARRVA,
+                                    Tag::D_DECL_ARRSUB,
                                     e.span,
-                                    "array dimension must be a non-negative integer constant",
+                                    "positive integral constant expression or tuple signature expected as array declaration subscript",
                                 ))
                             }
                         }
@@ -188,6 +281,7 @@ impl<'a> Checker<'a> {
                 varargs,
             } => {
                 let ret = self.apply_declarator(base, inner, span)?;
+                check_params(inner, params, span)?;
                 let mut ps = Vec::new();
                 for p in params {
                     ps.push(self.type_name(p)?);

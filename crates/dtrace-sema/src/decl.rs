@@ -35,8 +35,11 @@ pub(crate) struct Inline {
 /// A layout error, placed on the member it names when there is one.
 fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnostic {
     let (tag, member) = match &e {
+        LayoutError::Incomplete { member, ty } if ty == "void" => {
+            (Tag::D_DECL_VOIDOBJ, Some(member))
+        }
         LayoutError::Incomplete { member, .. } => (Tag::D_DECL_INCOMPLETE, Some(member)),
-        LayoutError::Redefined { .. } => (Tag::D_TYPE_REDEF, None),
+        LayoutError::Redefined { .. } => (Tag::D_DECL_TYPERED, None),
         LayoutError::DuplicateMember { member } => (Tag::D_DECL_IDRED, Some(member)),
         LayoutError::BitfieldType { member, .. } => (Tag::D_DECL_BFTYPE, Some(member)),
         LayoutError::BitfieldWidth { member, .. } => (Tag::D_DECL_BFSIZE, Some(member)),
@@ -53,6 +56,9 @@ fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnosti
         LayoutError::BitfieldType { .. } => format!("invalid type for bit-field: {idname}"),
         LayoutError::BitfieldWidth { .. } => format!("bit-field too big for type: {idname}"),
         LayoutError::NamedZeroWidth { .. } => BFCONST_MSG.to_string(),
+        LayoutError::Incomplete { ty, .. } if ty == "void" => {
+            format!("cannot have void object: {idname}")
+        }
         _ => e.to_string(),
     };
     let at = member
@@ -115,6 +121,13 @@ impl<'a> Checker<'a> {
                 Some("self") | Some("this") | Some("static") | None => {
                     self.variable(storage, name, base, decl, nspan)?
                 }
+                Some("register" | "auto") => {
+                    return Err(Diagnostic::new(
+                        Tag::D_DECL_BADCLASS,
+                        d.span,
+                        "specified storage class not appropriate in D",
+                    ))
+                }
                 Some(other) => {
                     return Err(Diagnostic::new(
                         Tag::D_DECL_USELESS,
@@ -136,7 +149,7 @@ impl<'a> Checker<'a> {
                 return Ok(());
             }
             return Err(Diagnostic::new(
-                Tag::D_DECL_TYPERED,
+                Tag::D_DECL_IDRED,
                 span,
                 format!("typedef redeclared: {name}"),
             ));
@@ -457,7 +470,7 @@ impl<'a> Checker<'a> {
             Ok(old)
         } else {
             Err(Diagnostic::new(
-                Tag::D_TYPE_REDEF,
+                Tag::D_DECL_TYPERED,
                 span,
                 format!("type redeclared: {kw} {tag}"),
             ))
@@ -512,7 +525,7 @@ impl<'a> Checker<'a> {
                 }
             }
             return Err(Diagnostic::new(
-                Tag::D_TYPE_REDEF,
+                Tag::D_DECL_TYPERED,
                 span,
                 format!("type redeclared: enum {}", tag.unwrap_or("")),
             ));

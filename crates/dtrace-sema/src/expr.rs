@@ -88,7 +88,7 @@ impl<'a> Checker<'a> {
             Err(Diagnostic::new(
                 Tag::D_NOREG,
                 e.span,
-                "insufficient registers to generate code",
+                "Insufficient registers to generate code",
             ))
         } else {
             self.expr_inner(e)
@@ -148,18 +148,24 @@ impl<'a> Checker<'a> {
             K::Call { func, args } if func.starts_with(crate::intrinsic::PREFIX) => {
                 self.intrinsic(func, args, span)
             }
-            K::Call { func, args } if func == "speculation" => self.speculation_call(args, span),
+            K::Call { func, args } if func == "speculation" => {
+                self.check_proto(func, args, span)?;
+                self.speculation_call(args, span)
+            }
             K::Call { func, args } if crate::strfn::lookup(func).is_some() => {
+                self.check_proto(func, args, span)?;
                 match crate::strfn::lookup(func) {
                     Some(f) => self.string_subr(func, f, args, span),
                     None => Err(undefined(func, span)),
                 }
             }
             K::Call { func, args } if crate::memsubr::is_mem_subr(func) => {
+                self.check_proto(func, args, span)?;
                 self.mem_subr(func, args, span)
             }
-            K::Call { func, .. } => {
-                if crate::actions::is_action(func) || crate::actions::is_aggfunc(func) {
+            K::Call { func, args } => {
+                self.check_proto(func, args, span)?;
+                if crate::proto::is_void_action(func) {
                     Err(Diagnostic::new(
                         Tag::D_CG_EXPR,
                         span,
@@ -168,11 +174,7 @@ impl<'a> Checker<'a> {
                         ),
                     ))
                 } else {
-                    Err(Diagnostic::new(
-                        Tag::D_FUNC_UNDEF,
-                        span,
-                        format!("undefined function name: {func}"),
-                    ))
+                    Err(crate::proto::undefined(func, span))
                 }
             }
             K::Index { base, index } => self.index_read(base, index, span),
@@ -508,11 +510,26 @@ impl<'a> Checker<'a> {
         let a = self.decay(a);
         let b = self.decay(b);
         if a.ty.is_str() || b.ty.is_str() {
-            return Err(Diagnostic::new(
-                Tag::D_OP_ARITH,
-                span,
-                format!("operator {sym} requires operands of arithmetic type"),
-            ));
+            // A compound assignment checks its operands' compatibility first;
+            // bitwise operators want integers, the others arithmetic types.
+            return Err(if sym.len() > 1 && sym.ends_with('=') {
+                self.incompat(&a.ty, sym, &b.ty, span)
+            } else if matches!(
+                op,
+                ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Div
+            ) {
+                Diagnostic::new(
+                    Tag::D_OP_ARITH,
+                    span,
+                    format!("operator {sym} requires operands of arithmetic type"),
+                )
+            } else {
+                Diagnostic::new(
+                    Tag::D_OP_INT,
+                    span,
+                    format!("operator {sym} requires operands of integral type"),
+                )
+            });
         }
         if a.ty.is_ptr() || b.ty.is_ptr() {
             return self.ptr_arith(op, sym, a, b, span);
@@ -574,6 +591,17 @@ impl<'a> Checker<'a> {
                 span,
                 "operator ?: expression must be of scalar type",
             ));
+        }
+        for branch in [t, f] {
+            if let ast::ExprKind::Call { func, .. } = &branch.kind {
+                if crate::proto::is_void_action(func) {
+                    return Err(Diagnostic::new(
+                        Tag::D_OP_ACT,
+                        branch.span,
+                        "action cannot be used in a conditional context",
+                    ));
+                }
+            }
         }
         let a = self.expr(t)?;
         let b = self.expr(f)?;

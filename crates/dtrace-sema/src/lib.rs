@@ -10,7 +10,7 @@
 //! struct/union members of globals, `this->`, `self->` and associative-array
 //! elements),
 //! `aggctl` (trunc, clear, normalize, denormalize),
-//! `ctype` (written types -> C types, D scope then kernel BTF), `decl` (struct,
+//! `proto` (the prototypes of DTrace's functions, checked first), `ctype` (written types -> C types, D scope then kernel BTF), `decl` (struct,
 //! union, enum, typedef, variable and inline declarations), `ptr` (pointers,
 //! members, kernel memory, `curthread`, `args[]`, kernel symbols, strings from
 //! `char` arrays/pointers), `actions` and `printf` (action rules), `symbols`
@@ -36,6 +36,7 @@ pub mod options;
 mod print;
 mod printf;
 pub mod probe;
+mod proto;
 mod ptr;
 mod speculation;
 mod strfn;

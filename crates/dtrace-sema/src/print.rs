@@ -34,9 +34,9 @@ impl<'a> Checker<'a> {
         };
         if let ast::ExprKind::Agg(_) = &arg.kind {
             return Err(Diagnostic::new(
-                Tag::D_PRINT_AGG,
+                Tag::D_TRACE_DYN,
                 arg.span,
-                "print( ) may not be applied to an aggregation -- did you mean printa()?",
+                "print( ) may not be applied to a dynamic expression",
             ));
         }
         let v = self.expr(arg)?;

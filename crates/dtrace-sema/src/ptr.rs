@@ -238,7 +238,7 @@ impl<'a> Checker<'a> {
         };
         if let TypeKind::Forward { name: n, is_union } = self.types.kind(self.types.resolve(obj)) {
             return Err(Diagnostic::new(
-                Tag::D_OP_SOU,
+                Tag::D_OP_INCOMPLETE,
                 span,
                 format!(
                     "operator {op} cannot be applied to a forward declaration: no {} {n} definition is available",
@@ -702,10 +702,7 @@ impl<'a> Checker<'a> {
             return Err(Diagnostic::new(
                 Tag::D_OFFSETOF_TYPE,
                 span,
-                format!(
-                    "offsetof operand must be a struct or union type: {}",
-                    self.types.name_of(id)
-                ),
+                "offsetof operand must be a struct or union type",
             ));
         }
         let Some((m, _)) = self.types.member(id, member) else {

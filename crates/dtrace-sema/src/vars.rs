@@ -388,7 +388,7 @@ impl<'a> Checker<'a> {
             let t = self.storable(t?)?;
             if !(t.ty.is_int_or_ptr() || t.ty.is_str()) {
                 return Err(Diagnostic::new(
-                    Tag::D_ASSC_TYPE,
+                    Tag::D_KEY_TYPE,
                     k.span,
                     "associative array keys must be of scalar type",
                 ));

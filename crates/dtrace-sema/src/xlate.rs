@@ -71,6 +71,15 @@ impl<'a> Checker<'a> {
     /// `translator out < in name > { member = expr; ... };`
     pub(crate) fn translator(&mut self, t: &ast::Translator) -> R<()> {
         let out = self.type_name(&t.output)?;
+        if let TypeKind::Forward { .. } = self.types.kind(self.types.resolve(out)) {
+            // Reported at the end of the translator, as dtrace(1) does.
+            let end = Span::new(t.span.source, t.span.hi, t.span.hi);
+            return Err(Diagnostic::new(
+                Tag::D_XLATE_SOU,
+                end,
+                format!("incomplete struct/union/enum {}", self.types.name_of(out)),
+            ));
+        }
         if !self.is_sou(out) {
             return Err(Diagnostic::new(
                 Tag::D_XLATE_SOU,

@@ -128,7 +128,7 @@ fn definitions_survive_a_second_check() {
     let other = "struct rec { int only; }; BEGIN { }";
     assert_eq!(
         run_in(&mut t, other).map(|_| ()).unwrap_err().tag,
-        Tag::D_TYPE_REDEF
+        Tag::D_DECL_TYPERED
     );
 }
 
@@ -175,9 +175,10 @@ fn pointer_errors() {
         err(&format!("{REC} BEGIN {{ trace((struct rec)1); }}")).0,
         Tag::D_CAST_INVAL
     );
+    assert_eq!(err("BEGIN { trace((enum nope)0); }").0, Tag::D_UNKNOWN);
     assert_eq!(
-        err("BEGIN { trace((struct nope *)0); }").0,
-        Tag::D_UNKNOWN_TYPE
+        err("struct nope; BEGIN { trace(((struct nope *)0)->x); }").0,
+        Tag::D_OP_INCOMPLETE
     );
     assert_eq!(err("BEGIN { x = 1; trace(&x); }").0, Tag::D_ADDROF_VAR);
     assert_eq!(

@@ -68,15 +68,15 @@ fn operator_errors() {
     assert_eq!(
         err(r#"BEGIN { x = 2 % "a"; }"#),
         (
-            Tag::D_OP_ARITH,
-            "operator % requires operands of arithmetic type".into()
+            Tag::D_OP_INT,
+            "operator % requires operands of integral type".into()
         )
     );
     assert_eq!(
         err(r#"BEGIN { x = 1; x += "a"; }"#),
         (
-            Tag::D_OP_ARITH,
-            "operator += requires operands of arithmetic type".into()
+            Tag::D_OP_INCOMPAT,
+            "operands have incompatible types: \"int\" += \"string\"".into()
         )
     );
     assert_eq!(

@@ -235,6 +235,6 @@ fn string_members_and_thread_local_arrays() {
     );
     assert_eq!(
         err(&format!("{f} BEGIN {{ g.name += 1; }}")).0,
-        Tag::D_OP_ARITH
+        Tag::D_OP_INCOMPAT
     );
 }

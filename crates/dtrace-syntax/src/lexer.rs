@@ -171,11 +171,13 @@ impl<'a> Lexer<'a> {
                 match self.text.get(i + 2..).and_then(|r| r.find("*/")) {
                     Some(k) => i = i + 2 + k + 2,
                     None => {
+                        // Reported where the input ends, as dtrace(1) does.
+                        let end = self.b.len();
                         return Err(Diagnostic::new(
                             Tag::D_SYNTAX,
-                            self.span(i, i + 2),
+                            self.span(end, end),
                             "end-of-file encountered before matching */",
-                        ))
+                        ));
                     }
                 }
             } else if (c == b'/' && self.at(i + 1) == b'/')
@@ -370,9 +372,10 @@ impl<'a> Lexer<'a> {
                     } else {
                         "character constant"
                     };
+                    // On the line after the newline, where dtrace(1)'s lexer is.
                     return Err(Diagnostic::new(
                         Tag::D_STR_NL,
-                        self.span(i, j),
+                        self.span(j + 1, j + 1),
                         format!("newline encountered in {}", what),
                     ));
                 }

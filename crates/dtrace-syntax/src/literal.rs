@@ -168,7 +168,7 @@ pub fn parse_char(body: &[u8], span: Span) -> Result<i64, Diagnostic> {
         // A single character is a (signed) char, as in C.
         1 => Ok(bytes[0] as i8 as i64),
         n if n > 8 => Err(Diagnostic::new(
-            Tag::D_CHR_TOOBIG,
+            Tag::D_CHR_OFLOW,
             span,
             "character constant is too long",
         )),
@@ -232,7 +232,7 @@ mod tests {
         assert_eq!(parse_char(b"", sp()).unwrap_err().tag, Tag::D_CHR_NULL);
         assert_eq!(
             parse_char(b"123456789", sp()).unwrap_err().tag,
-            Tag::D_CHR_TOOBIG
+            Tag::D_CHR_OFLOW
         );
         assert_eq!(
             parse_str(b"a\\tb\\x41\\101\\0\\\\\\\"", sp()).unwrap(),

@@ -129,6 +129,16 @@ impl<'a> Lexer<'a> {
         loop {
             let (ts, e) = sub.lex(pos, Mode::Code).map_err(|mut d| {
                 d.span = Some(span);
+                if d.tag == Tag::D_INT_OFLOW {
+                    // dtrace(1) names the macro argument.
+                    d.tag = Tag::D_MACRO_OFLOW;
+                    d.message = format!(
+                        "macro argument {} constant {} results in integer overflow",
+                        m.written,
+                        text.trim()
+                    );
+                    return d;
+                }
                 d.with_note(format!("in the expansion of {} (\"{}\")", m.written, text))
             })?;
             pos = e;

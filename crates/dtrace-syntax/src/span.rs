@@ -89,6 +89,9 @@ pub fn scan_line_markers(text: &str) -> Vec<LineMarker> {
 pub struct SourceFile {
     pub kind: SourceKind,
     pub text: String,
+    /// The text as the user wrote it, when `text` was derived from it (a
+    /// `-P/-m/-f/-i` argument made a probe description): messages show this.
+    pub shown: Option<String>,
     line_starts: Vec<u32>,
     /// Sorted by offset; see [`SourceFile::set_line_markers`].
     line_markers: Vec<LineMarker>,
@@ -105,6 +108,7 @@ impl SourceFile {
         SourceFile {
             kind,
             text,
+            shown: None,
             line_starts,
             line_markers: Vec::new(),
         }

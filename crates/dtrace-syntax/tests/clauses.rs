@@ -67,16 +67,13 @@ fn probe_descriptions() {
 
 #[test]
 fn clauses_without_body() {
-    assert_eq!(ok("BEGIN"), "(clause (\"BEGIN\"))");
-    assert_eq!(
-        ok("syscall::read:entry\n"),
-        "(clause (\"syscall::read:entry\"))"
-    );
-    assert_eq!(
-        ok("BEGIN\ntick-1sec\nEND { exit(0); }"),
-        "(clause (\"BEGIN\"))\n(clause (\"tick-1sec\"))\n(clause (\"END\") (call exit 0))"
-    );
+    // dtrace -n BEGIN is a clause, but a script file must give each
+    // description a predicate or actions.
+    let want = "expected predicate and/or actions following probe description";
+    assert_eq!(err("BEGIN").1, want);
+    assert_eq!(err("BEGIN\ntick-1sec\nEND { exit(0); }").1, want);
     assert_eq!(ok("BEGIN /x/"), "(clause (\"BEGIN\") (pred x))");
+    assert_eq!(ok("BEGIN, END {}"), "(clause (\"BEGIN\" \"END\"))");
 }
 
 #[test]
@@ -217,8 +214,12 @@ fn comments() {
         ok("BEGIN { x = a /* / */ / b; }"),
         "(clause (\"BEGIN\") (= x (/ a b)))"
     );
-    assert_eq!(ok(""), "");
-    assert_eq!(ok("  \n /* only a comment */ \n"), "");
+    // A file with nothing to compile is DTrace's empty translation unit.
+    assert_eq!(err("").1, "empty D program translation unit");
+    assert_eq!(
+        err("  \n /* only a comment */ \n").0,
+        dtrace_syntax::Tag::D_EMPTY
+    );
 }
 
 #[test]

@@ -24,7 +24,10 @@ pub fn plain(message: String) -> CompileError {
 }
 
 /// The D text a `-P/-m/-f/-i` argument stands for: its first word becomes the
-/// matching field of a probe description, the rest (predicate, actions) is kept.
+/// matching fields of a probe description, the rest (predicate, actions) is kept.
+/// The word is read as dtrace(1) reads it: its `:`-separated parts fill the
+/// description from the named field leftwards (`-f mod:func`), and more parts
+/// than fields is an error.
 pub fn spec_text(
     kind: ProbeSpecKind,
     text: &str,
@@ -35,22 +38,57 @@ pub fn spec_text(
         .find(|c: char| c.is_whitespace() || c == '/' || c == '{')
         .unwrap_or(t.len());
     let (word, rest) = t.split_at(end);
-    let desc = match kind {
+    let bad = |m: String| plain(format!("dtrace: invalid probe specifier {text}: {m}"));
+    let digits = word.bytes().take_while(u8::is_ascii_digit).count();
+    let (field, what) = match kind {
         ProbeSpecKind::Name => return Ok(text.to_string()),
-        ProbeSpecKind::Provider => format!("{word}:::"),
-        ProbeSpecKind::Module => format!(":{word}::"),
-        ProbeSpecKind::Function => format!("::{word}:"),
+        ProbeSpecKind::Provider => (0, "providers"),
+        ProbeSpecKind::Module => (1, "modules"),
+        ProbeSpecKind::Function => (2, "functions"),
         ProbeSpecKind::Id => {
             catalog.list_all();
-            let p = word
-                .parse::<u32>()
-                .ok()
-                .and_then(|id| catalog.by_id(id))
-                .ok_or_else(|| plain(format!("dtrace: invalid probe identifier {word}")))?;
-            format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name)
+            if digits == 0 {
+                // Not an identifier: a probe name.
+                return Ok(format!(":::{word}{rest}"));
+            }
+            let id = &word[..digits];
+            let Some(p) = id.parse::<u32>().ok().and_then(|id| catalog.by_id(id)) else {
+                return Err(bad(format!(
+                    "invalid probe identifier {id}: Unknown probe identifier"
+                )));
+            };
+            let more = &word[digits..];
+            if !more.is_empty() {
+                return Ok(format!(":::{more}{rest}"));
+            }
+            return Ok(format!(
+                "{}:{}:{}:{}{rest}",
+                p.provider, p.module, p.function, p.name
+            ));
         }
     };
-    Ok(format!("{desc}{rest}"))
+    if digits > 0 {
+        return Err(bad(format!(
+            "probe identifier {} not permitted when specifying {what}",
+            &word[..digits]
+        )));
+    }
+    // The parts after each `:` (and before the first, unless the word starts
+    // with one), assigned from the right.
+    let mut parts: Vec<&str> = word.split(':').collect();
+    if word.starts_with(':') {
+        parts.remove(0);
+    }
+    if parts.len() > field + 1 {
+        return Err(bad(format!(
+            "invalid probe description \"{word}\": Overspecified probe description"
+        )));
+    }
+    let mut fields = ["", "", "", ""];
+    for (i, part) in parts.iter().rev().enumerate() {
+        fields[field - i] = part;
+    }
+    Ok(format!("{}{rest}", fields.join(":")))
 }
 
 /// Probes matched by each clause of `items` (dedup by ID, first-seen order).

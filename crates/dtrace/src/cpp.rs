@@ -1,10 +1,12 @@
 //! `-C`: running the system's C preprocessor over a script before compiling it.
 //!
-//! The script's text goes to `cpp` on standard input after a `# 1 "path"` line
-//! marker, so the output's markers name the user's file and lines; the compiler
-//! installs them (`SourceFile::set_line_markers`) and errors report the original
-//! line. An interpreter line (`#!/usr/sbin/dtrace -s`) is blanked first: it is
-//! not a preprocessor directive. cpp's own complaints go straight to our stderr.
+//! The script's text goes to `cpp` on standard input, read as `/dev/stdin` as
+//! dtrace(1) does (so cpp's own complaints, which go straight to our stderr,
+//! read `/dev/stdin:17: error: ...`); the output's line markers give the user's
+//! lines, which the compiler installs (`SourceFile::set_line_markers`) so that
+//! errors report the original line. An interpreter line (`#!/usr/sbin/dtrace -s`)
+//! is blanked first: it is not a preprocessor directive. `-x cppargs` adds
+//! arguments of the user's.
 //!
 //! Defined for every script, as dtrace(1) documents for `-C`: `__SUNW_D=1`,
 //! `__SUNW_D_VERSION` (this compiler's D version, `0xMMmmmuuu`) and `__SUNW_D_64`;
@@ -68,26 +70,24 @@ pub fn arguments(cfg: &CppConfig, script: &str) -> Vec<String> {
     if cfg.print_includes {
         args.push("-H".into());
     }
-    args.push("-".into());
+    args.push(STDIN.into());
     args
 }
 
-/// The text handed to cpp: a line marker naming the script, then the script
-/// with an interpreter line blanked (keeping every line where it was).
-pub fn input_text(script: &str, text: &str) -> String {
-    let mut out = format!("# 1 \"{}\"\n", escape(script));
-    if text.starts_with("#!") {
-        let rest = text.find('\n').map(|i| &text[i..]).unwrap_or("");
-        out.push_str(rest);
-    } else {
-        out.push_str(text);
-    }
-    out
-}
+/// The name cpp reads its input under; line markers naming it refer to the script.
+pub const STDIN: &str = "/dev/stdin";
 
-/// A file name as a C string literal's contents.
-fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+/// The text handed to cpp: the script with an interpreter line blanked
+/// (keeping every line where it was).
+pub fn input_text(text: &str) -> String {
+    if text.starts_with("#!") {
+        text.find('\n')
+            .map(|i| &text[i..])
+            .unwrap_or("")
+            .to_string()
+    } else {
+        text.to_string()
+    }
 }
 
 /// Run cpp over `text` (the contents of `script`).
@@ -108,7 +108,7 @@ pub fn preprocess(cfg: &CppConfig, script: &str, text: &str) -> Result<String, C
             };
             CppError(format!("cannot run the C preprocessor {program}: {why}"))
         })?;
-    let input = input_text(script, text);
+    let input = input_text(text);
     // Write from another thread: cpp may fill its output pipe before it has
     // read all of its input.
     let stdin = child.stdin.take();
@@ -157,15 +157,12 @@ mod tests {
                 "-traditional-cpp",
                 "-dM",
                 "-H",
-                "-"
+                "/dev/stdin"
             ]
         );
         assert_eq!(arguments(&CppConfig::default(), "x.d")[4], ".");
-        assert_eq!(
-            input_text("x.d", "#!/usr/sbin/dtrace -s\nBEGIN\n"),
-            "# 1 \"x.d\"\n\nBEGIN\n"
-        );
-        assert_eq!(input_text("a\"b.d", "BEGIN"), "# 1 \"a\\\"b.d\"\nBEGIN");
+        assert_eq!(input_text("#!/usr/sbin/dtrace -s\nBEGIN\n"), "\nBEGIN\n");
+        assert_eq!(input_text("BEGIN"), "BEGIN");
     }
 
     #[test]

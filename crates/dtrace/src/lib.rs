@@ -218,6 +218,11 @@ impl Dtrace {
         };
         let is_script = matches!(kind, SourceKind::Script { .. });
         let id = self.map.add(kind, text);
+        if let (Source::Spec { text: written, .. }, Some(f)) = (source, self.map.get_mut(id)) {
+            if *written != f.text {
+                f.shown = Some(written.clone());
+            }
+        }
         // `# N "file"` markers (left by cpp, or written by hand) name the
         // user's lines in messages.
         if let (true, Some(f)) = (is_script, self.map.get_mut(id)) {
@@ -370,6 +375,17 @@ impl Dtrace {
 
     /// `dtrace -l`: the probes matching `source`'s descriptions (all probes if `None`).
     pub fn list(&mut self, source: Option<&Source>) -> Result<Vec<ProbeListing>, CompileError> {
+        self.list_with_misses(source).map(|(rows, _)| rows)
+    }
+
+    /// Like [`Dtrace::list`], also giving dtrace(1)'s message for each
+    /// description that matches no probe (`failed to match ::x:: No probe
+    /// matches description`), which `-l` reports and goes on.
+    pub fn list_with_misses(
+        &mut self,
+        source: Option<&Source>,
+    ) -> Result<(Vec<ProbeListing>, Vec<String>), CompileError> {
+        let mut misses = Vec::new();
         let probes: Vec<ProbeInfo> = match source {
             None => {
                 self.catalog.list_all();
@@ -378,6 +394,21 @@ impl Dtrace {
             Some(src) => {
                 let src = &*self.preprocessed(src)?;
                 let (program, _, _) = self.parse(src, &[], &HashMap::new())?;
+                for item in &program.items {
+                    let dtrace_syntax::ast::Item::Clause(c) = item else {
+                        continue;
+                    };
+                    for spec in &c.probes {
+                        if let Ok(desc) = dtrace_providers::ProbeDesc::parse(&spec.text) {
+                            if self.catalog.matches(&desc).is_empty() {
+                                misses.push(format!(
+                                    "dtrace: failed to match {}:{}:{}:{}: No probe matches description",
+                                    desc.provider, desc.module, desc.function, desc.name
+                                ));
+                            }
+                        }
+                    }
+                }
                 let per = compile::match_clauses(
                     &self.map,
                     &program.items,
@@ -391,10 +422,11 @@ impl Dtrace {
                 all
             }
         };
-        Ok(probes
+        let rows = probes
             .into_iter()
             .map(|p| info::listing(&self.catalog, p))
-            .collect())
+            .collect();
+        Ok((rows, misses))
     }
 
     fn generate(&mut self) -> Result<CompiledProgram, CompileError> {

@@ -14,6 +14,16 @@ use crate::diag::Diagnostic;
 use crate::span::Span;
 use crate::token::{Kw, Tok, P};
 
+/// A second type where one was already given (`struct a {...} struct b`,
+/// `struct s int`): dtrace(1)'s D_DECL_COMBO.
+fn combo(t: &crate::token::Token) -> Diagnostic {
+    Diagnostic::new(
+        crate::diag::Tag::D_DECL_COMBO,
+        t.span,
+        "invalid type combination",
+    )
+}
+
 /// One type-derivation step, in the order it applies to the base type.
 enum Op {
     Ptr(Vec<String>),
@@ -119,7 +129,7 @@ impl<'a> Parser<'a> {
                 Tok::Kw(k) if k.is_qualifier() => spec.qualifiers.push(kw_text(*k).to_string()),
                 Tok::Kw(k @ (Kw::Struct | Kw::Union | Kw::Enum)) => {
                     if spec.base != BaseType::Implicit {
-                        return Err(self.syntax_error(&t));
+                        return Err(combo(&t));
                     }
                     let k = *k;
                     self.bump()?;
@@ -132,7 +142,7 @@ impl<'a> Parser<'a> {
                     match &mut spec.base {
                         BaseType::Implicit => spec.base = BaseType::Keywords(vec![word]),
                         BaseType::Keywords(v) => v.push(word),
-                        _ => return Err(self.syntax_error(&t)),
+                        _ => return Err(combo(&t)),
                     }
                 }
                 Tok::Ident(n) if spec.base == BaseType::Implicit && self.is_type_ident(n) => {

@@ -85,7 +85,16 @@ pub fn parse_with_info(
         ));
     };
     let mut p = Parser::new(&file.text, source, opts);
+    p.from_file = matches!(file.kind, crate::span::SourceKind::Script { .. });
     let items = p.program()?;
+    if p.from_file && items.is_empty() {
+        let end = file.text.len() as u32;
+        return Err(Diagnostic::new(
+            Tag::D_EMPTY,
+            Span::new(source, end, end),
+            "empty D program translation unit",
+        ));
+    }
     let mut typedefs: Vec<String> = p.typedefs.into_iter().collect();
     typedefs.sort();
     let info = ParseInfo {
@@ -113,6 +122,13 @@ pub(crate) struct Parser<'a> {
     stack_base: usize,
     /// Inside `/ ... /`: a [`Tok::SlashEnd`] closes the predicate.
     in_pred: bool,
+    /// `(` and `[` consumed and not yet closed: dtrace(1)'s lexer counts them to
+    /// name an unbalanced one.
+    parens: u32,
+    brackets: u32,
+    /// Parsing a script file (not a `-n`/`-P`... specifier), where a probe
+    /// description must be followed by a predicate or actions.
+    pub(crate) from_file: bool,
     pending_pragmas: Vec<Pragma>,
     last_pragma_lo: Option<u32>,
 }
@@ -131,6 +147,9 @@ impl<'a> Parser<'a> {
             depth: 0,
             stack_base: stack_mark(),
             in_pred: false,
+            parens: 0,
+            brackets: 0,
+            from_file: false,
             pending_pragmas: Vec::new(),
             last_pragma_lo: None,
         }
@@ -190,6 +209,13 @@ impl<'a> Parser<'a> {
             Some(t) => {
                 if t.kind != Tok::Eof {
                     self.prev_end = t.span.hi;
+                }
+                match t.kind {
+                    Tok::P(P::LParen) => self.parens += 1,
+                    Tok::P(P::RParen) => self.parens = self.parens.saturating_sub(1),
+                    Tok::P(P::LBracket) => self.brackets += 1,
+                    Tok::P(P::RBracket) => self.brackets = self.brackets.saturating_sub(1),
+                    _ => {}
                 }
                 Ok(t)
             }
@@ -286,6 +312,31 @@ impl<'a> Parser<'a> {
     pub(crate) fn syntax_error(&self, t: &Token) -> Diagnostic {
         if t.kind == Tok::Eof {
             return self.eof_error();
+        }
+        // dtrace(1)'s lexer names unbalanced parentheses and brackets.
+        let unbalanced = match t.kind {
+            Tok::P(P::RParen) if self.parens == 0 => Some("extra ) in input stream"),
+            Tok::P(P::RBracket) if self.brackets == 0 => Some("extra ] in input stream"),
+            Tok::SlashEnd if self.in_pred && self.parens > 0 => {
+                Some("closing ) expected in predicate before /")
+            }
+            Tok::SlashEnd if self.in_pred && self.brackets > 0 => {
+                Some("closing ] expected in predicate before /")
+            }
+            _ => None,
+        };
+        if let Some(msg) = unbalanced {
+            // Where the lexer stands: a closing `/` is recognized by looking
+            // past the blanks after it.
+            let mut at = t.span.hi as usize;
+            if t.kind == Tok::SlashEnd {
+                let b = self.lx.bytes();
+                while b.get(at).is_some_and(|c| c.is_ascii_whitespace()) {
+                    at += 1;
+                }
+            }
+            let at = at as u32;
+            return Diagnostic::new(Tag::D_SYNTAX, Span::new(t.span.source, at, at), msg);
         }
         let text = self.lx.text_of(t.span.lo as usize, t.span.hi as usize);
         Diagnostic::new(

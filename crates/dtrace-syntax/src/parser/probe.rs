@@ -51,6 +51,16 @@ impl<'a> Parser<'a> {
         // Without a predicate we are still in probe-description mode here, so a
         // following bodyless clause (`BEGIN` then `tick-1sec`) lexes correctly.
         let mut body = Vec::new();
+        if predicate.is_none() && self.from_file && !self.is_p(P::LBrace)? {
+            // dtrace(1) -n BEGIN is a clause; in a file, a bare description is
+            // an error (the next description, or the end, follows it).
+            let last = probes.last().map(|p| p.span).unwrap_or(start);
+            return Err(Diagnostic::new(
+                Tag::D_SYNTAX,
+                last,
+                "expected predicate and/or actions following probe description",
+            ));
+        }
         if self.is_p(P::LBrace)? {
             self.set_mode(Mode::Code);
             self.bump()?;

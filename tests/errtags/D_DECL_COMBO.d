@@ -1,0 +1,1 @@
+int float y;

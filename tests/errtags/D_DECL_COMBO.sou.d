@@ -1,0 +1,6 @@
+struct point {
+	int x;
+	int y;
+}
+
+struct point origin;

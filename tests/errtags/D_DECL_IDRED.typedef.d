@@ -1,0 +1,2 @@
+typedef int foo_t;
+typedef char foo_t;

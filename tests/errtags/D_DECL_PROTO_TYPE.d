@@ -1,0 +1,1 @@
+void g(int, string m[int]);

@@ -1,0 +1,1 @@
+signed double z;

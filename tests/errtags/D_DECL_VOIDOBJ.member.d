@@ -1,0 +1,3 @@
+struct t {
+	void a;
+};

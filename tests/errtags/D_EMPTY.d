@@ -1,0 +1,3 @@
+/*
+ * Only a comment: nothing to compile.
+ */

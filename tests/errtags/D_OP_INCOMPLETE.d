@@ -1,0 +1,7 @@
+struct opaque;
+struct opaque *op;
+
+BEGIN
+{
+	trace(op->field);
+}

@@ -1,0 +1,4 @@
+BEGIN
+{
+	printf("total: %@u\n", 10);
+}

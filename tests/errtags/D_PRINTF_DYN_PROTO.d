@@ -1,0 +1,4 @@
+BEGIN
+{
+	printf("%s|%-*s|\n", "left");
+}

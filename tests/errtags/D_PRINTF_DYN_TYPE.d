@@ -1,0 +1,4 @@
+BEGIN
+{
+	printf("%10.*x\n", execname, 255);
+}

@@ -1,0 +1,4 @@
+BEGIN
+{
+	trace(exit(0));
+}
