@@ -13,8 +13,8 @@
 
 use crate::consume::ConsumeError;
 use crate::options::ConsumerOptions;
-use crate::printf::{AggArg, Format};
-use crate::value::{decode, mask, read_i64, read_uint, sign_extend, Value};
+use crate::printf::{AggArg, Apply, Env, Format};
+use crate::value::{decode, read_i64, read_uint, Value};
 use crate::{packed, quantize};
 use dtrace_codegen::desc::{AggDesc, AggFunc};
 use std::cmp::Ordering;
@@ -222,6 +222,7 @@ impl AggValue {
 fn cmp_key(a: &Value, b: &Value) -> Ordering {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) | (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
+        (Value::Stack(x), Value::Stack(y)) => x.cmp(y),
         // libdtrace compares integer keys as unsigned values of their size, so
         // negative keys sort after the positive ones.
         _ => a.as_u64().cmp(&b.as_u64()),
@@ -312,14 +313,15 @@ pub fn collect_rows(
 }
 
 /// A key as dtrace prints it in an aggregation row.
-fn print_key(v: &Value, out: &mut Vec<u8>) {
+fn print_key(v: &Value, env: &Env, out: &mut Vec<u8>) {
     match v {
-        Value::Int { bits, size, .. } => {
+        Value::Int { size, .. } => {
+            let n = v.decimal();
             let s = match size {
-                1 => format!(" {:>3}", mask(*bits, 1)),
-                2 => format!(" {:>5}", mask(*bits, 2)),
-                4 => format!(" {:>8}", sign_extend(*bits, 4)),
-                _ => format!(" {:>16}", *bits as i64),
+                1 => format!(" {n:>3}"),
+                2 => format!(" {n:>5}"),
+                4 => format!(" {n:>8}"),
+                _ => format!(" {n:>16}"),
             };
             out.extend_from_slice(s.as_bytes());
         }
@@ -330,6 +332,9 @@ fn print_key(v: &Value, out: &mut Vec<u8>) {
             out.resize(out.len() + 50usize.saturating_sub(s.len()), b' ');
         }
         Value::Bytes(b) => crate::consume::print_bytes(b, 50, false, false, out),
+        // A stack key: its frames on lines of their own; the value follows on
+        // the line after the last frame.
+        Value::Stack(pcs) => crate::symbols::print_stack(pcs, &env.syms, env.stackindent, out),
     }
 }
 
@@ -340,6 +345,7 @@ pub fn print_rows(
     normals: &[u64],
     rows: &[Row],
     opts: &ConsumerOptions,
+    env: &Env,
     out: &mut Vec<u8>,
 ) {
     if let [agg] = aggs {
@@ -350,7 +356,7 @@ pub fn print_rows(
     }
     for row in rows {
         for k in &row.keys {
-            print_key(k, out);
+            print_key(k, env, out);
         }
         for (i, (agg, v)) in aggs.iter().zip(row.values.iter()).enumerate() {
             let normal = normals.get(i).copied().unwrap_or(1);
@@ -418,6 +424,7 @@ pub fn print_rows_formatted(
     rows: &[Row],
     fmt: &Format,
     zoom: bool,
+    env: &Env,
     out: &mut Vec<u8>,
 ) {
     for row in rows {
@@ -440,7 +447,7 @@ pub fn print_rows_formatted(
                 }
             })
             .collect();
-        fmt.apply_printa(&row.keys, &args, out);
+        fmt.apply_env(&row.keys, &args, env, out);
     }
 }
 

@@ -31,7 +31,9 @@ const AGGFUNCS: &[&str] = &[
 ];
 
 pub(crate) fn is_action(name: &str) -> bool {
-    ACTIONS.contains(&name) || crate::aggctl::NAMES.contains(&name)
+    ACTIONS.contains(&name)
+        || crate::aggctl::NAMES.contains(&name)
+        || crate::actions_ctl::CONTROL_ACTIONS.contains(&name)
 }
 
 pub(crate) fn is_aggfunc(name: &str) -> bool {
@@ -62,6 +64,16 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn action(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TStmt> {
+        self.action_args += 1;
+        let r = self.action_inner(func, args, span);
+        self.action_args -= 1;
+        r
+    }
+
+    fn action_inner(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TStmt> {
+        if crate::actions_ctl::CONTROL_ACTIONS.contains(&func) {
+            return self.control_action(func, args, span);
+        }
         match func {
             "trace" => {
                 if args.len() != 1 {
@@ -69,9 +81,9 @@ impl<'a> Checker<'a> {
                 }
                 if let ast::ExprKind::Agg(_) = &args[0].kind {
                     return Err(Diagnostic::new(
-                        Tag::D_TRACE_AGG,
+                        Tag::D_TRACE_DYN,
                         args[0].span,
-                        "trace( ) may not be applied to an aggregation",
+                        "trace( ) may not be applied to a dynamic expression",
                     ));
                 }
                 let v = self.expr(&args[0])?;
@@ -124,10 +136,9 @@ impl<'a> Checker<'a> {
                 };
                 let mut targs = Vec::new();
                 for a in &args[1..] {
-                    let t = self.expr(a)?;
-                    targs.push(t);
+                    targs.push(self.action_arg(a)?);
                 }
-                self.check_printf(func, fmt, first.span, &mut targs, span)?;
+                let targs = self.check_printf(func, fmt, first.span, targs, span)?;
                 Ok(TStmt::Printf {
                     format: String::from_utf8_lossy(fmt).into_owned(),
                     args: targs,

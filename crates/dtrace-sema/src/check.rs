@@ -52,6 +52,9 @@ pub(crate) struct Checker<'a> {
     pub enum_pending: Vec<(String, i64)>,
     /// Speculation placement state of the clause being checked.
     pub spec_flags: crate::speculation::ClauseFlags,
+    /// Depth of action arguments being checked (an action named inside one is
+    /// a `void` value, not an error of its own).
+    pub action_args: u32,
 }
 
 /// Type-check a program. `probes[i]` are the probes clause `i` (in program order,
@@ -96,6 +99,7 @@ pub fn check_with(
         xlate_env: Vec::new(),
         enum_pending: Vec::new(),
         spec_flags: Default::default(),
+        action_args: 0,
     };
     let mut index = 0u32;
     for item in &program.items {

@@ -149,8 +149,10 @@ impl<'a> Checker<'a> {
                     None => Err(undefined(func, span)),
                 }
             }
-            K::Call { func, .. } => {
-                if crate::actions::is_action(func) || crate::actions::is_aggfunc(func) {
+            K::Call { func, args } => {
+                if let Some(r) = self.action_in_expr(func, args, span) {
+                    r
+                } else if crate::actions::is_action(func) || crate::actions::is_aggfunc(func) {
                     Err(Diagnostic::new(
                         Tag::D_CG_EXPR,
                         span,
@@ -252,6 +254,8 @@ impl<'a> Checker<'a> {
             "id" => (Builtin::Id, b.uint_t),
             "epid" => (Builtin::Epid, b.uint_t),
             "errno" => (Builtin::Errno, b.int),
+            "caller" => (Builtin::Caller, b.uint64_t),
+            "stackdepth" => (Builtin::Stackdepth, b.uint_t),
             // Typed by `ident` (its type needs kernel BTF); here for writability.
             "curthread" => (Builtin::Curthread, b.ulong),
             _ => {

@@ -1,196 +1,91 @@
-//! printf() format validation against argument types (D_PRINTF_*).
+//! printf() and printa() formats checked against their arguments' types
+//! (`D_PRINTF_*`), through the one format grammar in [`crate::format`].
 
 use crate::check::{Checker, R};
-use crate::ir::{TExpr, Ty};
+use crate::format::{self, ArgKind, ArgType, CheckKind, Format, Slot, Want};
+use crate::ir::{TExpr, TExprKind, Ty};
 use dtrace_syntax::{Diagnostic, Span, Tag};
 
-/// What a conversion (or a `*` width/precision) consumes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Want {
-    Int,
-    Str,
-    Stack,
-    Double,
-}
-
-struct Conv {
-    text: String,
-    want: Want,
-}
-
-/// Parse a format string into the argument-consuming conversions, in order.
-fn parse(fmt: &[u8]) -> Result<Vec<Conv>, String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    let mut nconv = 0;
-    while i < fmt.len() {
-        if fmt[i] != b'%' {
-            i += 1;
-            continue;
-        }
-        let start = i + 1;
-        i += 1;
-        if fmt.get(i) == Some(&b'%') {
-            i += 1;
-            continue;
-        }
-        nconv += 1;
-        while matches!(
-            fmt.get(i),
-            Some(b'-' | b'+' | b' ' | b'#' | b'0' | b'\'' | b'?')
-        ) {
-            i += 1;
-        }
-        if fmt.get(i) == Some(&b'*') {
-            out.push(Conv {
-                text: "*".into(),
-                want: Want::Int,
-            });
-            i += 1;
-        } else {
-            while fmt.get(i).is_some_and(|c| c.is_ascii_digit()) {
-                i += 1;
-            }
-        }
-        if fmt.get(i) == Some(&b'.') {
-            i += 1;
-            if fmt.get(i) == Some(&b'*') {
-                out.push(Conv {
-                    text: ".*".into(),
-                    want: Want::Int,
-                });
-                i += 1;
-            } else {
-                while fmt.get(i).is_some_and(|c| c.is_ascii_digit()) {
-                    i += 1;
-                }
-            }
-        }
-        while matches!(fmt.get(i), Some(b'h' | b'l' | b'L' | b'z' | b'j' | b't')) {
-            i += 1;
-        }
-        let Some(&c) = fmt.get(i) else {
-            return Err(format!(
-                "failed to parse conversion #{nconv}: format ends early"
-            ));
-        };
-        i += 1;
-        let text = String::from_utf8_lossy(&fmt[start..i]).into_owned();
-        let want = match c {
-            b'd' | b'i' | b'o' | b'u' | b'x' | b'X' | b'c' | b'C' | b'p' | b'Y' | b'a' | b'A' => {
-                Want::Int
-            }
-            b's' | b'S' => Want::Str,
-            // Stacks and floating-point values: no D expression of ours has these types
-            // yet, so any argument is a prototype mismatch with DTrace's wording.
-            b'k' => Want::Stack,
-            b'e' | b'E' | b'f' | b'g' | b'G' => Want::Double,
-            _ => {
-                return Err(format!(
-                    "failed to parse conversion #{nconv}: invalid format conversion %{text}"
-                ))
-            }
-        };
-        out.push(Conv { text, want });
-    }
-    Ok(out)
+/// A printf argument as checked: a typed expression, or an aggregation named
+/// where a value was expected (always a type error, reported with its name).
+pub(crate) enum PrintfArg {
+    Expr(TExpr),
+    Agg(Span),
 }
 
 impl<'a> Checker<'a> {
-    /// Validate `printf(fmt, args...)`. `fmt_span` is the format argument's span.
+    fn arg_type(&self, a: &PrintfArg) -> ArgType {
+        match a {
+            PrintfArg::Agg(_) => ArgType::new(ArgKind::Aggregation, "aggregation"),
+            PrintfArg::Expr(e) => {
+                let kind = match e.ty {
+                    Ty::Int { .. } => ArgKind::Int,
+                    Ty::Ptr { .. } => ArgKind::Pointer,
+                    Ty::Str { .. } => ArgKind::String,
+                    Ty::Stack { .. } => ArgKind::Stack,
+                    Ty::Agg { .. } | Ty::Void => ArgKind::Other,
+                };
+                ArgType::new(kind, self.name(&e.ty))
+            }
+        }
+    }
+
+    /// Validate `func(fmt, args...)`; `fmt_span` is the format argument's span.
+    /// `%s` arguments that are `char` arrays or pointers become strings. Returns
+    /// the checked value arguments.
     pub(crate) fn check_printf(
         &self,
         func: &str,
         fmt: &[u8],
         fmt_span: Span,
-        args: &mut [TExpr],
+        args: Vec<PrintfArg>,
         span: Span,
-    ) -> R<()> {
-        if fmt.is_empty() {
-            return Err(Diagnostic::new(
-                Tag::D_PRINTF_FMT_EMPTY,
-                fmt_span,
-                format!("{func}( ) format string is empty"),
-            ));
-        }
-        let convs = parse(fmt).map_err(|m| {
-            Diagnostic::new(Tag::D_PRINTF_ARG_FMT, fmt_span, format!("{func}( ) {m}"))
-        })?;
-        for (i, c) in convs.iter().enumerate() {
-            // %s takes char arrays and char pointers as strings.
-            if let (Want::Str, Some(slot)) = (c.want, args.get_mut(i)) {
-                let placeholder = TExpr {
-                    kind: crate::ir::TExprKind::Int(0),
-                    ty: Ty::Void,
-                    span: slot.span,
-                };
-                let v = std::mem::replace(slot, placeholder);
-                *slot = self.string_of(v).unwrap_or_else(|v| v);
-            }
-            let Some(a) = args.get(i) else {
-                return Err(Diagnostic::new(
-                    Tag::D_PRINTF_ARG_PROTO,
-                    span,
-                    format!(
-                        "{func}( ) prototype mismatch: conversion #{} (%{}) is missing a corresponding value argument",
-                        i + 1,
-                        c.text
-                    ),
-                ));
-            };
-            let ok = match c.want {
-                Want::Int => matches!(a.ty, Ty::Int { .. } | Ty::Ptr { .. }),
-                Want::Str => matches!(a.ty, Ty::Str { .. }),
-                Want::Stack | Want::Double => false,
-            };
-            if !ok {
-                let proto = match c.want {
-                    Want::Int => "char, short, int, long, or long long",
-                    Want::Str => "char [] or string (or use stringof)",
-                    Want::Stack => "stack",
-                    Want::Double => "double",
-                };
-                return Err(Diagnostic::new(
-                    Tag::D_PRINTF_ARG_TYPE,
-                    a.span,
-                    format!(
-                        "{func}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: %{}\n\t prototype: {}\n\t  argument: {}",
-                        i + 2,
-                        i + 1,
-                        c.text,
-                        proto,
-                        self.name(&a.ty)
-                    ),
-                ));
+    ) -> R<Vec<TExpr>> {
+        let text = String::from_utf8_lossy(fmt);
+        // Strings first: `%s` takes char arrays and char pointers as strings.
+        let mut args = args;
+        if let Ok(parsed) = Format::parse(&text) {
+            for (slot, a) in parsed.slots().iter().zip(args.iter_mut()) {
+                let Slot::Value(c) = slot else { continue };
+                if c.want() != Want::Str {
+                    continue;
+                }
+                if let PrintfArg::Expr(e) = a {
+                    let placeholder = TExpr {
+                        kind: TExprKind::Int(0),
+                        ty: Ty::Void,
+                        span: e.span,
+                    };
+                    let v = std::mem::replace(e, placeholder);
+                    *e = self.string_of(v).unwrap_or_else(|v| v);
+                }
             }
         }
-        if args.len() > convs.len() {
-            return Err(Diagnostic::new(
-                Tag::D_PRINTF_ARG_EXTRA,
-                args[convs.len()].span,
-                format!(
-                    "{func}( ) prototype mismatch: only {} arguments required by this format string",
-                    convs.len()
-                ),
-            ));
+        let types: Vec<ArgType> = args.iter().map(|a| self.arg_type(a)).collect();
+        let arg_span = |i: usize| match args.get(i) {
+            Some(PrintfArg::Expr(e)) => e.span,
+            Some(PrintfArg::Agg(s)) => *s,
+            None => span,
+        };
+        if let Err(e) = format::check(func, &text, &types, false) {
+            let (tag, at) = match e.kind {
+                CheckKind::FmtEmpty => (Tag::D_PRINTF_FMT_EMPTY, fmt_span),
+                CheckKind::Syntax => (Tag::D_SYNTAX, fmt_span),
+                CheckKind::ArgProto => (Tag::D_PRINTF_ARG_PROTO, span),
+                CheckKind::ArgType => (Tag::D_PRINTF_ARG_TYPE, e.arg.map_or(span, arg_span)),
+                CheckKind::ArgExtra => (Tag::D_PRINTF_ARG_EXTRA, e.arg.map_or(span, arg_span)),
+                CheckKind::DynProto => (Tag::D_PRINTF_DYN_PROTO, span),
+                CheckKind::DynType => (Tag::D_PRINTF_DYN_TYPE, e.arg.map_or(span, arg_span)),
+                CheckKind::AggConv => (Tag::D_PRINTF_AGG_CONV, fmt_span),
+            };
+            return Err(Diagnostic::new(tag, at, e.message));
         }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_conversions() {
-        let c = parse(b"%d %-*.*s %% %llx\n").unwrap();
-        let w: Vec<Want> = c.iter().map(|c| c.want).collect();
-        assert_eq!(
-            w,
-            vec![Want::Int, Want::Int, Want::Int, Want::Str, Want::Int]
-        );
-        assert!(parse(b"%q").is_err());
-        assert!(parse(b"abc %").is_err());
+        Ok(args
+            .into_iter()
+            .filter_map(|a| match a {
+                PrintfArg::Expr(e) => Some(e),
+                PrintfArg::Agg(_) => None,
+            })
+            .collect())
     }
 }

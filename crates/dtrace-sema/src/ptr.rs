@@ -34,7 +34,7 @@ impl<'a> Checker<'a> {
             t @ (Ty::Int { .. } | Ty::Ptr { .. }) => {
                 Ok(mk(TExprKind::Load(Box::new(addr)), t, span))
             }
-            t @ Ty::Agg { .. } => {
+            t @ (Ty::Agg { .. } | Ty::Stack { .. }) => {
                 let mut a = retype(addr, t);
                 a.span = span;
                 Ok(a)

@@ -175,6 +175,10 @@ tags! {
     D_AGG_COMM,
     D_AGG_SPEC,
     D_DREC_COMM,
+    // Stack, tracemem and freopen actions.
+    D_STACK_SIZE,
+    D_TRACEMEM_SIZE,
+    D_FREOPEN_INVALID,
 }
 
 impl fmt::Display for Tag {

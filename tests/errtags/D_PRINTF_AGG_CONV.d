@@ -1,0 +1,5 @@
+BEGIN
+{
+	/* %@ prints an aggregation value: printa only. */
+	printf("%@u\n", 7);
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	/* The precision is taken from an argument that is not there. */
+	printf("%.*s\n");
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	/* A field width must be an integer. */
+	printf("%*d\n", "wide", 3);
+}

@@ -1,6 +1,0 @@
-BEGIN
-{
-	@a = count();
-	trace(@a);
-}
-/* Message and tag as libdtrace's trace()/print() checks (dt_cc.c) raise them. */
