@@ -402,7 +402,7 @@ fn prototype(want: Want) -> (&'static str, &'static [ArgKind]) {
         Want::Int => ("char, short, int, long, or long long", &[Int, Pointer]),
         Want::Str => ("char [] or string (or use stringof)", &[String]),
         Want::Addr => ("pointer or integer", &[Int, Pointer]),
-        Want::Double => ("double", &[Int, Float]),
+        Want::Double => ("double", &[Float]),
         Want::Stack => ("stack", &[Stack]),
         Want::Time => ("int64_t", &[Int]),
         Want::None => ("", &[]),

@@ -462,7 +462,9 @@ pub enum TStmt {
 }
 
 impl TStmt {
-    /// Whether the statement writes data into the clause's record.
+    /// Whether the statement writes data into the clause's record (or, for
+    /// `raise()`, is an action whose firing dtrace(1) reports with the probe
+    /// line).
     pub fn records(&self) -> bool {
         matches!(
             self,
@@ -478,6 +480,7 @@ impl TStmt {
                 | TStmt::FormatAction { .. }
                 | TStmt::Setopt { .. }
                 | TStmt::Ftruncate
+                | TStmt::Raise { .. }
         )
     }
 }

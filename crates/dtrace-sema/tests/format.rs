@@ -86,10 +86,13 @@ fn validation_messages() {
             string.clone(),
             t(ArgKind::Pointer, "void *"),
             t(ArgKind::Pointer, "char *"),
-            int.clone(),
+            t(ArgKind::Float, "double"),
         ]
     )
     .is_ok());
+    // %f takes a double, not an integer.
+    let e = check("printf", "%f", std::slice::from_ref(&int)).unwrap_err();
+    assert_eq!(e.kind, CheckKind::ArgType);
     assert!(check_printa("%s %@d\n", &[string.clone(), int.clone()]).is_ok());
     assert!(check_printa("%d %@d\n", &[string]).is_err());
 }

@@ -4,12 +4,14 @@
 
 use crate::gen::{Gen, Val, DCTX, FP_CTX};
 use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
-use dtrace_sema::MAX_STACK_FRAMES;
+use dtrace_sema::{ProbeKind, MAX_STACK_FRAMES};
 
-/// Frames of the probe machinery itself that `bpf_get_stack` reports first
-/// (the BPF program and the tracepoint glue calling it) are skipped by the
-/// consumer, which knows their names; the kernel records everything.
-const SKIP: i32 = 0;
+/// Frames of the probe machinery at the top of a raw-tracepoint program's
+/// kernel stack: the clause subprogram, the trampoline, and the two tracepoint
+/// functions that ran it (`bpf_trace_run2` and `__bpf_trace_<tp>`, or for
+/// BEGIN/END the two `BPF_PROG_TEST_RUN` functions). A perf-event program's
+/// stack starts at the interrupted instruction: nothing to skip.
+const RAW_TP_FRAMES: i32 = 4;
 
 impl<'a> Gen<'a> {
     /// Gather up to `frames` kernel return addresses into a zeroed dctx
@@ -24,7 +26,11 @@ impl<'a> Gen<'a> {
             .emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_CTX));
         self.dctx_ptr(Reg::R2, off);
         self.a.emit(Insn::mov64_imm(Reg::R3, size as i32));
-        self.a.emit(Insn::mov64_imm(Reg::R4, SKIP));
+        let skip = match self.probes.first().map(|p| &p.kind) {
+            Some(ProbeKind::Profile { .. } | ProbeKind::Tick { .. }) => 0,
+            _ => RAW_TP_FRAMES,
+        };
+        self.a.emit(Insn::mov64_imm(Reg::R4, skip));
         self.a.call_helper(helper::GET_STACK);
         off
     }
