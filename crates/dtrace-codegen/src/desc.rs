@@ -209,6 +209,9 @@ pub enum ActionKind {
     Setopt,
     /// `ftruncate()`: no fields; the output file is truncated.
     Ftruncate,
+    /// `sym(addr)`/`func(addr)` (`module: false`) or `mod(addr)`: one
+    /// Int 8 field, printed as the kernel symbol or module covering it.
+    Symbol { module: bool },
 }
 
 /// Bit of a commit/discard field: this action started draining the speculation.

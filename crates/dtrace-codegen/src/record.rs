@@ -4,7 +4,7 @@
 
 use crate::desc::{ActionDesc, ActionKind, Field, ValueType, HEADER_SIZE};
 use crate::desc::{PrintMember, PrintType};
-use dtrace_sema::{FormatAction, PrintShape, TStmt, Ty};
+use dtrace_sema::{FormatAction, PrintShape, SymbolKind, TStmt, Ty};
 
 pub fn value_type(t: &Ty) -> ValueType {
     match t {
@@ -164,6 +164,11 @@ impl RecordPlan {
                     Some((ActionKind::Setopt, fs))
                 }
                 TStmt::Ftruncate => Some((ActionKind::Ftruncate, Vec::new())),
+                TStmt::Symbol { addr, kind } => {
+                    let f = self.field(&addr.ty);
+                    let module = *kind == SymbolKind::Module;
+                    Some((ActionKind::Symbol { module }, vec![f]))
+                }
                 TStmt::Expr(_) | TStmt::AggUpdate { .. } | TStmt::Raise { .. } => None,
             };
             if let Some((kind, fields)) = kind_fields {

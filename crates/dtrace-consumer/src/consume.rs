@@ -358,6 +358,17 @@ impl Consumer {
                         )?;
                     }
                 }
+                ActionKind::Symbol { module } => {
+                    let addr = vals.first().map(|v| v.as_u64()).unwrap_or(0);
+                    let text = if *module {
+                        self.env.syms.module(addr)
+                    } else {
+                        self.env.syms.function(addr)
+                    };
+                    // Quiet or not, as libdtrace prints a symbol record:
+                    // two spaces, then the name left-aligned in 50 columns.
+                    buf.extend_from_slice(format!("  {text:<50}").as_bytes());
+                }
                 ActionKind::Ftruncate => {
                     emit(&mut self.redirect, out, &std::mem::take(&mut buf))?;
                     if let Some((_, f)) = &mut self.redirect {

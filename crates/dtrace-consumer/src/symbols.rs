@@ -80,6 +80,14 @@ impl KernelSymbols {
         }
     }
 
+    /// The module covering `addr` (`vmlinux` for the kernel), or hex.
+    pub fn module(&self, addr: u64) -> String {
+        match self.lookup(addr) {
+            Some((s, _)) => s.module.as_deref().unwrap_or("vmlinux").to_string(),
+            None => format!("0x{addr:x}"),
+        }
+    }
+
     /// The frames of a stack to print: the trailing zeros dropped, and the
     /// leading frames of the probe machinery (the BPF program and the
     /// tracepoint glue that called it) left out, so a stack starts where the

@@ -294,3 +294,26 @@ fn freopen_and_ftruncate_redirect_output() {
     assert_eq!(out, "one\nfour\n");
     assert_eq!(file, "three\n");
 }
+
+#[test]
+fn symbol_and_module_records() {
+    let desc = program(
+        vec![(
+            32,
+            vec![
+                action(
+                    ActionKind::Symbol { module: false },
+                    vec![int(16, 8, false)],
+                ),
+                action(ActionKind::Symbol { module: true }, vec![int(24, 8, false)]),
+            ],
+        )],
+        begin(),
+    );
+    let r = Rec::new(1, 1, 0, 32)
+        .u64(16, 0xffff_1004)
+        .u64(24, 0xffff_8010)
+        .0;
+    let (out, _) = run_syms(desc, quiet(), &[r]);
+    assert_eq!(out, format!("  {:<50}  {:<50}", "vmlinux`ksys_read", "xfs"));
+}

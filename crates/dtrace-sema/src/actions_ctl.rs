@@ -29,6 +29,9 @@ pub(crate) const CONTROL_ACTIONS: &[&str] = &[
     "panic",
     "breakpoint",
     "pcap",
+    "sym",
+    "func",
+    "mod",
 ];
 
 /// The most frames `stack()` records (the kernel's default
@@ -235,6 +238,24 @@ impl<'a> Checker<'a> {
                     span,
                     "ustack( ) is not supported yet: user stacks need user-space tracing",
                 ))
+            }
+            // sym(addr)/func(addr): the kernel symbol covering addr,
+            // `module`function`; mod(addr): its module.
+            "sym" | "func" | "mod" => {
+                arity(func, n, 1, 1, span)?;
+                let v = self.expr(&args[0])?;
+                if !v.ty.is_int_or_ptr() {
+                    return Err(self.ctl_proto_arg(func, 1, "_symaddr_t", &v));
+                }
+                let kind = if func == "mod" {
+                    SymbolKind::Module
+                } else {
+                    SymbolKind::Function
+                };
+                Ok(TStmt::Symbol {
+                    addr: crate::expr::convert(v, self.b.uint64_t),
+                    kind,
+                })
             }
             "tracemem" => {
                 arity(func, n, 2, 3, span)?;

@@ -445,6 +445,12 @@ pub enum TStmt {
     },
     /// `ftruncate()`: the consumer truncates its output file.
     Ftruncate,
+    /// `sym(addr)`, `func(addr)`, `mod(addr)`: the address recorded, printed
+    /// as its kernel symbol or module.
+    Symbol {
+        addr: TExpr,
+        kind: SymbolKind,
+    },
     /// `raise(sig)` / `stop()`: the signal is sent to the current thread.
     Raise {
         sig: TExpr,
@@ -481,6 +487,7 @@ impl TStmt {
                 | TStmt::Setopt { .. }
                 | TStmt::Ftruncate
                 | TStmt::Raise { .. }
+                | TStmt::Symbol { .. }
         )
     }
 }
@@ -496,6 +503,15 @@ pub enum AggOp {
     Normalize,
     /// Undo normalize().
     Denormalize,
+}
+
+/// How a [`TStmt::Symbol`] prints its address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SymbolKind {
+    /// `module`function` (`sym`, `func`).
+    Function,
+    /// `module` (`mod`).
+    Module,
 }
 
 /// What a [`TStmt::FormatAction`] does with its formatted string.

@@ -273,6 +273,7 @@ fn uses_symbols(desc: &dtrace_codegen::desc::ProgramDesc) -> bool {
                         format: Some(format),
                         ..
                     } => symbolic(format),
+                    ActionKind::Symbol { .. } => true,
                     _ => false,
                 }
         })

@@ -86,6 +86,11 @@ impl<'a> Gen<'a> {
             | TStmt::FormatAction { .. }
             | TStmt::Setopt { .. }
             | TStmt::Ftruncate => self.control_action(s, desc),
+            TStmt::Symbol { addr, .. } => {
+                if let Some(f) = desc.fields.first() {
+                    self.store_field(addr, f.offset, &f.ty);
+                }
+            }
             // printa() has no fields: the record itself tells the consumer when.
             _ => {}
         }
