@@ -14,7 +14,7 @@
 use crate::consume::ConsumeError;
 use crate::options::ConsumerOptions;
 use crate::printf::{AggArg, Apply, Env, Format};
-use crate::value::{decode, read_i64, read_uint, Value};
+use crate::value::{decode, mask, read_i64, read_uint, sign_extend, Value};
 use crate::{packed, quantize};
 use dtrace_codegen::desc::{AggDesc, AggFunc};
 use std::cmp::Ordering;
@@ -315,13 +315,14 @@ pub fn collect_rows(
 /// A key as dtrace prints it in an aggregation row.
 fn print_key(v: &Value, env: &Env, out: &mut Vec<u8>) {
     match v {
-        Value::Int { size, .. } => {
-            let n = v.decimal();
+        // Aggregation keys print by size, as the aggregation tests expect:
+        // 1- and 2-byte keys unsigned, 4- and 8-byte keys signed.
+        Value::Int { bits, size, .. } => {
             let s = match size {
-                1 => format!(" {n:>3}"),
-                2 => format!(" {n:>5}"),
-                4 => format!(" {n:>8}"),
-                _ => format!(" {n:>16}"),
+                1 => format!(" {:>3}", mask(*bits, 1)),
+                2 => format!(" {:>5}", mask(*bits, 2)),
+                4 => format!(" {:>8}", sign_extend(*bits, 4)),
+                _ => format!(" {:>16}", *bits as i64),
             };
             out.extend_from_slice(s.as_bytes());
         }
