@@ -10,7 +10,10 @@ use dtrace_sema::{ProbeKind, MAX_STACK_FRAMES};
 /// kernel stack: the clause subprogram, the trampoline, and the two tracepoint
 /// functions that ran it (`bpf_trace_run2` and `__bpf_trace_<tp>`, or for
 /// BEGIN/END the two `BPF_PROG_TEST_RUN` functions). A perf-event program's
-/// stack starts at the interrupted instruction: nothing to skip.
+/// stack starts at the interrupted instruction: nothing to skip. When several
+/// programs share a tracepoint the kernel adds an iterator frame
+/// (`__traceiter_<tp>`): `stack()` output drops it by name in the consumer,
+/// while `caller` and `stackdepth` then count it.
 const RAW_TP_FRAMES: i32 = 4;
 
 impl<'a> Gen<'a> {
