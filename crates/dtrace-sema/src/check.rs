@@ -238,6 +238,19 @@ impl<'a> Checker<'a> {
         }
         match &e.kind {
             K::Call { func, args } if crate::actions::is_action(func) => {
+                // A destructive action is checked for its placement first (as
+                // below for subroutines): misplaced after speculate() whatever
+                // its arguments, and even where Linux does not support it.
+                if crate::speculation::Placed::of_call(func)
+                    == Some(crate::speculation::Placed::Destructive)
+                {
+                    self.place_call(func, e.span);
+                    if let Some(err) = self.spec_flags.error.take() {
+                        return Err(err);
+                    }
+                    out.push(self.action(func, args, e.span)?);
+                    return Ok(());
+                }
                 out.push(self.action(func, args, e.span)?);
                 self.place_call(func, e.span);
                 Ok(())
