@@ -1,4 +1,5 @@
 BEGIN
 {
-	printf("total: %@u\n", 10);
+	/* %@ prints an aggregation value: printa only. */
+	printf("%@u\n", 7);
 }

@@ -1,4 +1,5 @@
 BEGIN
 {
-	printf("%s|%-*s|\n", "left");
+	/* The precision is taken from an argument that is not there. */
+	printf("%.*s\n");
 }

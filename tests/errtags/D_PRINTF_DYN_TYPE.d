@@ -1,4 +1,5 @@
 BEGIN
 {
-	printf("%10.*x\n", execname, 255);
+	/* A field width must be an integer. */
+	printf("%*d\n", "wide", 3);
 }

@@ -3,4 +3,4 @@ BEGIN
 	@a = count();
 	trace(@a);
 }
-/* Message and tag as libdtrace's trace()/print() checks (dt_cc.c) raise them. */
+/* An aggregation is a dynamic expression: trace() cannot record it. */

@@ -490,7 +490,7 @@ fn trace(
         Ok(WorkStatus::Okay) => {}
         Err(e) => return Err(exec_failure(&e, verbose)),
     }
-    if args.destructive {
+    if args.destructive || options.destructive {
         notice("allowing destructive actions");
     }
     if !state.done {
@@ -528,6 +528,9 @@ fn trace(
         state.fail(exec_failure(&e, verbose));
     }
     state.take_signals(signals, None);
+    // The cosmetic newline at the end, printed even when quiet and in testing
+    // mode (dtrace(1) writes it unconditionally once its loop ends, before the
+    // final aggregations).
     let _ = out.write_all(b"\n");
     let status = finish(session, &mut state, &mut out, &mut err, verbose);
     targets.kill_all();

@@ -30,6 +30,8 @@ impl<'a> Gen<'a> {
             Builtin::Probeprov | Builtin::Probemod | Builtin::Probefunc | Builtin::Probename => {
                 return self.probe_string(b, ty);
             }
+            Builtin::Caller => return self.stack_builtin(false),
+            Builtin::Stackdepth => return self.stack_builtin(true),
             _ => {}
         }
         let d = self.alloc(false);

@@ -1,9 +1,9 @@
 //! One clause subprogram: predicate, record reservation, statements, and the fault
-//! paths. Called with r1 = dctx; returns 0, or 1 after a fault (fault details are in
-//! dctx for the ERROR subprogram).
+//! paths. Called with r1 = dctx and r2 = the program's context; returns 0, or 1
+//! after a fault (fault details are in dctx for the ERROR subprogram).
 
 use crate::asm::Asm;
-use crate::gen::{Gen, DCTX, FP_RECORD};
+use crate::gen::{Gen, DCTX, FP_CTX, FP_RECORD};
 use crate::layout::{self, Layout};
 use crate::record::RecordPlan;
 use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
@@ -44,6 +44,7 @@ pub fn gen_clause(
     g.a.emit(Insn::mov64_reg(DCTX, Reg::R1));
     // strtok's position is clause-local: NULL until strtok(s, ...) in this clause.
     g.a.emit(Insn::st_mem(Size::DW, DCTX, g.l.strtok_area as i16, -1));
+    g.a.emit(Insn::stx_mem(Size::DW, Reg::FP, Reg::R2, FP_CTX));
     g.scratch_reset();
     if let Some(p) = &clause.predicate {
         g.branch_if_false(p, skip);
@@ -166,6 +167,7 @@ impl<'a> Gen<'a> {
                 incr,
                 ..
             } => self.agg_update(*agg, keys, value.as_ref(), incr.as_ref()),
+            TStmt::Raise { sig } => self.raise(sig),
             _ => {
                 let i = *cursor;
                 *cursor += 1;

@@ -13,6 +13,10 @@ pub use dtrace_sema::aggfunc::{
     llquantize_bounds, llquantize_bucket, llquantize_nbuckets, lquantize_nbuckets,
     quantize_bucket_value, AggKind as AggFunc, QUANTIZE_NBUCKETS, QUANTIZE_ZERO_BUCKET,
 };
+pub use dtrace_sema::format::{
+    Conversion, Count, Format, Length, ParseError as FormatError, Piece, Want,
+    MAX_WIDTH as MAX_FORMAT_WIDTH,
+};
 pub use dtrace_sema::AggOp;
 use std::collections::BTreeMap;
 
@@ -142,6 +146,11 @@ pub enum ValueType {
     String { size: u32 },
     /// Raw bytes (structs, arrays): trace() prints them as a hex dump.
     Bytes { size: u32 },
+    /// A stack: `frames` 8-byte addresses, innermost first, 0 after the last.
+    /// `user: false` is a kernel stack (symbolized from kallsyms). A user stack
+    /// (`user: true`, for the user-space issue) will be preceded by the 8-byte
+    /// pid of the process whose addresses they are, in the same field.
+    Stack { frames: u32, user: bool },
 }
 
 impl ValueType {
@@ -150,6 +159,7 @@ impl ValueType {
             ValueType::Int { size, .. } => *size as u32,
             ValueType::Pointer => 8,
             ValueType::String { size } | ValueType::Bytes { size } => *size,
+            ValueType::Stack { frames, user } => frames * 8 + if *user { 8 } else { 0 },
         }
     }
 }
@@ -191,6 +201,22 @@ pub enum ActionKind {
     /// its generation and [`SPEC_DRAINED`] (the consumer then prints or drops
     /// the held records, and frees the ID).
     CommitDiscard { commit: bool },
+    /// `tracemem(addr, size [, dynsize])`: a `Bytes` field, then (with
+    /// `dynsize`) an Int 8 field with the number of bytes to print.
+    Tracemem,
+    /// `system(format, args...)`: fields as printf's; the formatted string is
+    /// run by the shell.
+    System { format: String },
+    /// `freopen(format, args...)`: fields as printf's; output goes to the file
+    /// named by the formatted string ("" restores standard output).
+    Freopen { format: String },
+    /// `setopt(name [, value])`: one or two String fields.
+    Setopt,
+    /// `ftruncate()`: no fields; the output file is truncated.
+    Ftruncate,
+    /// `sym(addr)`/`func(addr)` (`module: false`) or `mod(addr)`: one
+    /// Int 8 field, printed as the kernel symbol or module covering it.
+    Symbol { module: bool },
 }
 
 /// Bit of a commit/discard field: this action started draining the speculation.
@@ -297,6 +323,8 @@ pub struct ProgramDesc {
     pub aggs: BTreeMap<u32, AggDesc>,
     /// The enabled probes by probe ID.
     pub probes: BTreeMap<u32, ProbeName>,
+    /// The program uses destructive actions: it may only be enabled with `-w`.
+    pub destructive: bool,
 }
 
 #[cfg(test)]

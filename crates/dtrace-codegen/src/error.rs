@@ -2,6 +2,7 @@
 //! clauses with Oracle DTrace 2.x's ERROR arguments (arg1 the probe ID that
 //! faulted, arg2 the clause's index, arg3 the BPF offset, arg4 the fault kind,
 //! arg5 the address), restoring the probe context afterwards.
+//! Called with r1 = dctx and r2 = the program's context, as clauses are.
 
 use crate::asm::{Asm, FuncId};
 use crate::desc::{EPID_FAULT, FAULT_RECORD_SIZE};
@@ -23,8 +24,11 @@ pub fn build(l: &Layout, error_probe: Option<(u32, u32)>, clauses: &[FuncId]) ->
     let mut a = Asm::new();
     let dc = Reg::R6;
     let rec = Reg::R7;
+    // The program's context, passed on to the ERROR clauses (for stack()).
+    let ctx = Reg::R8;
     let run = a.label();
     a.emit(Insn::mov64_reg(dc, Reg::R1));
+    a.emit(Insn::mov64_reg(ctx, Reg::R2));
     a.ld_map(Reg::R1, l.ringbuf);
     a.emit(Insn::mov64_imm(Reg::R2, FAULT_RECORD_SIZE as i32));
     a.emit(Insn::mov64_imm(Reg::R3, 0));
@@ -103,6 +107,7 @@ pub fn build(l: &Layout, error_probe: Option<(u32, u32)>, clauses: &[FuncId]) ->
         }
         for f in clauses {
             a.emit(Insn::mov64_reg(Reg::R1, dc));
+            a.emit(Insn::mov64_reg(Reg::R2, ctx));
             a.call_func(*f);
         }
         for (i, off) in SAVED.iter().enumerate() {

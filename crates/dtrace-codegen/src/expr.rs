@@ -56,6 +56,7 @@ impl<'a> Gen<'a> {
                 self.str_literal(&s)
             }
             TExprKind::Builtin(b) => self.builtin(*b, &e.ty),
+            TExprKind::Stack { frames } => self.stack_value(*frames),
             TExprKind::Var(v) => self.load_var(*v, &e.ty),
             TExprKind::ArrayGet { array, keys } => self.array_get(*array, keys, &e.ty),
             TExprKind::Convert(x) => {

@@ -16,8 +16,11 @@ use dtrace_sema::{CompileOptions, ProbeInfo, TypedProgram};
 pub const FP_RECORD: i16 = -8;
 /// Frame scratch slot for helpers (8 bytes).
 pub const FP_SCRATCH: i16 = -16;
+/// Frame slot of the program's context (r2 at entry), for helpers that need
+/// it (`bpf_get_stack`).
+pub const FP_CTX: i16 = -24;
 /// First spill slot; slots go down from here.
-const FP_SPILL_TOP: i16 = -24;
+const FP_SPILL_TOP: i16 = -32;
 /// Lowest usable frame offset in a clause (the trampoline and the ERROR
 /// subprogram's frames must fit in the remaining 512-byte stack budget).
 const FP_SPILL_MIN: i16 = -416;

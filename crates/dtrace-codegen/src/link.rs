@@ -320,7 +320,10 @@ fn link(
 }
 
 fn describe(tp: &TypedProgram, probes: &[Vec<ProbeInfo>]) -> ProgramDesc {
-    let mut d = ProgramDesc::default();
+    let mut d = ProgramDesc {
+        destructive: tp.destructive,
+        ..ProgramDesc::default()
+    };
     for c in &tp.clauses {
         let plan = RecordPlan::new(&c.body);
         d.epids.insert(

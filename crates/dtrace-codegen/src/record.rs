@@ -4,7 +4,7 @@
 
 use crate::desc::{ActionDesc, ActionKind, Field, ValueType, HEADER_SIZE};
 use crate::desc::{PrintMember, PrintType};
-use dtrace_sema::{PrintShape, TStmt, Ty};
+use dtrace_sema::{FormatAction, PrintShape, SymbolKind, TStmt, Ty};
 
 pub fn value_type(t: &Ty) -> ValueType {
     match t {
@@ -15,6 +15,10 @@ pub fn value_type(t: &Ty) -> ValueType {
         Ty::Str { cap } => ValueType::String { size: *cap },
         Ty::Ptr { .. } => ValueType::Pointer,
         Ty::Agg { size, .. } => ValueType::Bytes { size: *size },
+        Ty::Stack { frames } => ValueType::Stack {
+            frames: *frames,
+            user: false,
+        },
         Ty::Void => ValueType::Bytes { size: 0 },
     }
 }
@@ -127,7 +131,45 @@ impl RecordPlan {
                     let f = self.raw_field(SPEC_FIELD);
                     Some((ActionKind::CommitDiscard { commit: *commit }, vec![f]))
                 }
-                TStmt::Expr(_) | TStmt::AggUpdate { .. } => None,
+                TStmt::Tracemem { size, dynsize, .. } => {
+                    let off = self.size.div_ceil(8) * 8;
+                    self.size = off + size;
+                    let mut fs = vec![Field {
+                        offset: off,
+                        ty: ValueType::Bytes { size: *size },
+                    }];
+                    if let Some(d) = dynsize {
+                        fs.push(self.field(&d.ty));
+                    }
+                    Some((ActionKind::Tracemem, fs))
+                }
+                TStmt::FormatAction {
+                    action,
+                    format,
+                    args,
+                } => {
+                    let fs = args.iter().map(|a| self.field(&a.ty)).collect();
+                    let format = format.clone();
+                    let kind = match action {
+                        FormatAction::System => ActionKind::System { format },
+                        FormatAction::Freopen => ActionKind::Freopen { format },
+                    };
+                    Some((kind, fs))
+                }
+                TStmt::Setopt { name, value } => {
+                    let mut fs = vec![self.field(&name.ty)];
+                    if let Some(v) = value {
+                        fs.push(self.field(&v.ty));
+                    }
+                    Some((ActionKind::Setopt, fs))
+                }
+                TStmt::Ftruncate => Some((ActionKind::Ftruncate, Vec::new())),
+                TStmt::Symbol { addr, kind } => {
+                    let f = self.field(&addr.ty);
+                    let module = *kind == SymbolKind::Module;
+                    Some((ActionKind::Symbol { module }, vec![f]))
+                }
+                TStmt::Expr(_) | TStmt::AggUpdate { .. } | TStmt::Raise { .. } => None,
             };
             if let Some((kind, fields)) = kind_fields {
                 self.actions.push(ActionDesc { kind, fields });

@@ -172,6 +172,12 @@ impl<'a> Gen<'a> {
                     str_cap(&k.ty),
                     Reg::R3,
                 );
+            } else if let Ty::Stack { frames } = p {
+                let src = self.get(*v, Reg::R2);
+                if src != Reg::R2 {
+                    self.a.emit(Insn::mov64_reg(Reg::R2, src));
+                }
+                self.copy_stack(DCTX, o, Reg::R2, *frames);
             } else {
                 let r = self.get(*v, Reg::R1);
                 self.a.emit(Insn::stx_mem(size_of(p), DCTX, r, o));

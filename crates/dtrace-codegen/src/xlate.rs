@@ -144,7 +144,7 @@ impl<'a> Gen<'a> {
                     self.a.call_helper(helper::PROBE_READ_KERNEL);
                     self.fault_unless_at(JmpOp::Eq, Reg::R0, 0, FaultKind::BadAddr, true);
                 }
-                Ty::Void => {}
+                Ty::Void | Ty::Stack { .. } => {}
             }
         }
         let d = self.alloc(true);

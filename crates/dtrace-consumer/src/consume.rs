@@ -18,9 +18,10 @@
 
 use crate::aggregate::{collect_rows, print_rows, print_rows_formatted, AggSource, Row};
 use crate::options::ConsumerOptions;
-use crate::printf::Format;
+use crate::printf::{Apply, Env, Format};
 use crate::speculation::{self, Speculations};
-use crate::value::{decode, mask, sign_extend, DecodeError, Value};
+use crate::symbols::{print_stack, KernelSymbols};
+use crate::value::{decode, DecodeError, Value};
 use dtrace_codegen::desc::{
     ActionKind, AggDesc, AggOp, FaultKind, FaultRecord, ProbeName, ProgramDesc, RecordHeader,
     EPID_FAULT, FAULT_RECORD_SIZE, HEADER_SIZE,
@@ -101,6 +102,12 @@ pub struct Consumer {
     normals: BTreeMap<u32, u64>,
     /// Speculative records held until their commit or discard.
     specs: Speculations,
+    /// Symbols, stack indent and time zone for stacks, `%a` and `%Y`.
+    env: Env,
+    /// Where output goes after `freopen()` (None: the caller's `out`).
+    redirect: Option<(String, std::fs::File)>,
+    /// How `setopt()` sets an option (None: every name is unknown).
+    setopt: Option<SetOption>,
 }
 
 impl Consumer {
@@ -109,7 +116,9 @@ impl Consumer {
         for (epid, e) in &desc.epids {
             for (i, a) in e.actions.iter().enumerate() {
                 let f = match &a.kind {
-                    ActionKind::Printf { format } => Some(format),
+                    ActionKind::Printf { format }
+                    | ActionKind::System { format }
+                    | ActionKind::Freopen { format } => Some(format),
                     ActionKind::Printa {
                         format: Some(format),
                         ..
@@ -121,6 +130,11 @@ impl Consumer {
                 }
             }
         }
+        let env = Env {
+            syms: KernelSymbols::default(),
+            stackindent: opts.stackindent.unwrap_or(DEFAULT_STACKINDENT) as usize,
+            tz: crate::walltime::TimeZone::local(),
+        };
         Consumer {
             desc,
             opts,
@@ -130,7 +144,25 @@ impl Consumer {
             errors: BTreeMap::new(),
             normals: BTreeMap::new(),
             specs: Speculations::default(),
+            env,
+            redirect: None,
+            setopt: None,
         }
+    }
+
+    /// How `setopt()` sets options while tracing.
+    pub fn set_option_handler(&mut self, f: SetOption) {
+        self.setopt = Some(f);
+    }
+
+    /// Kernel symbols for stacks and `%a` (without them addresses print in hex).
+    pub fn set_symbols(&mut self, syms: KernelSymbols) {
+        self.env.syms = syms;
+    }
+
+    /// The time zone `%Y` prints in (the environment's by default).
+    pub fn set_time_zone(&mut self, tz: crate::walltime::TimeZone) {
+        self.env.tz = tz;
     }
 
     pub fn options(&self) -> &ConsumerOptions {
@@ -259,11 +291,89 @@ impl Consumer {
                 ActionKind::Trace => {
                     for v in vals {
                         let raw = self.opts.rawbytes.then_some(self.opts.strsize);
-                        trace_value(v, quiet, raw, &mut buf);
+                        trace_value(v, quiet, raw, &self.env, &mut buf);
                     }
                 }
                 ActionKind::Printf { .. } => {
-                    lookup_format(&self.formats, epid, i)?.apply(vals, &mut buf);
+                    lookup_format(&self.formats, epid, i)?.apply_env(
+                        vals,
+                        &[],
+                        &self.env,
+                        &mut buf,
+                    );
+                }
+                ActionKind::Tracemem => {
+                    if let Some(Value::Bytes(b)) = vals.first() {
+                        let n = match vals.get(1) {
+                            Some(d) => (d.as_i64().max(0) as usize).min(b.len()),
+                            None => b.len(),
+                        };
+                        print_bytes(&b[..n], 0, quiet, true, &mut buf);
+                    }
+                }
+                ActionKind::System { .. } | ActionKind::Freopen { .. } => {
+                    let mut text = Vec::new();
+                    lookup_format(&self.formats, epid, i)?.apply_env(
+                        vals,
+                        &[],
+                        &self.env,
+                        &mut text,
+                    );
+                    // Output so far goes where it was going before.
+                    emit(&mut self.redirect, out, &std::mem::take(&mut buf))?;
+                    if matches!(a.kind, ActionKind::System { .. }) {
+                        out.flush()?;
+                        crate::effects::system(&text, errors)?;
+                    } else {
+                        self.redirect =
+                            crate::effects::freopen(&text, self.redirect.take(), errors)?;
+                    }
+                }
+                ActionKind::Setopt => {
+                    let name = vals.first().map(value_text).unwrap_or_default();
+                    let value = vals.get(1).map(value_text);
+                    let r = match &mut self.setopt {
+                        Some(f) => f(&name, value.as_deref(), &mut self.opts),
+                        None => Err("Invalid option name".to_string()),
+                    };
+                    self.env.stackindent =
+                        self.opts.stackindent.unwrap_or(DEFAULT_STACKINDENT) as usize;
+                    if let Err(why) = r {
+                        let probe = self
+                            .desc
+                            .probes
+                            .get(&header.probe_id)
+                            .cloned()
+                            .unwrap_or_default();
+                        let clause = epd.clause;
+                        writeln!(
+                            errors,
+                            "dtrace: error in dt_clause_{clause} for probe ID {} ({}:{}:{}:{}): couldn't set option \"{name}\" to \"{}\": {why}\n",
+                            header.probe_id,
+                            probe.provider,
+                            probe.module,
+                            probe.function,
+                            probe.name,
+                            value.as_deref().unwrap_or("1"),
+                        )?;
+                    }
+                }
+                ActionKind::Symbol { module } => {
+                    let addr = vals.first().map(|v| v.as_u64()).unwrap_or(0);
+                    let text = if *module {
+                        self.env.syms.module(addr)
+                    } else {
+                        self.env.syms.function(addr)
+                    };
+                    // Quiet or not, as libdtrace prints a symbol record:
+                    // two spaces, then the name left-aligned in 50 columns.
+                    buf.extend_from_slice(format!("  {text:<50}").as_bytes());
+                }
+                ActionKind::Ftruncate => {
+                    emit(&mut self.redirect, out, &std::mem::take(&mut buf))?;
+                    if let Some((_, f)) = &mut self.redirect {
+                        crate::effects::truncate(f)?;
+                    }
                 }
                 ActionKind::Exit => {
                     let status = vals.first().map(|v| v.as_i64() as i32).unwrap_or(0);
@@ -281,11 +391,12 @@ impl Consumer {
                             &rows,
                             f,
                             self.opts.aggzoom,
+                            &self.env,
                             &mut buf,
                         );
                     } else {
                         buf.push(b'\n');
-                        print_rows(&descs, &normals, &rows, &self.opts, &mut buf);
+                        print_rows(&descs, &normals, &rows, &self.opts, &self.env, &mut buf);
                     }
                     printed.extend(ids.iter().copied());
                 }
@@ -305,7 +416,7 @@ impl Consumer {
         if probe_line {
             buf.push(b'\n');
         }
-        out.write_all(&buf)?;
+        emit(&mut self.redirect, out, &buf)?;
         // Only a record that was fully consumed changes the consumer's state.
         self.printed.extend(printed);
         self.heading_printed |= probe_line;
@@ -348,9 +459,9 @@ impl Consumer {
             let descs = agg_descs(&self.desc, &[id])?;
             let rows = collect_rows(&descs, aggs, &self.opts)?;
             let normals = normals_of(&self.normals, &[id]);
-            print_rows(&descs, &normals, &rows, &self.opts, &mut buf);
+            print_rows(&descs, &normals, &rows, &self.opts, &self.env, &mut buf);
         }
-        out.write_all(&buf)?;
+        emit(&mut self.redirect, out, &buf)?;
         Ok(())
     }
 }
@@ -437,20 +548,16 @@ fn agg_descs<'a>(desc: &'a ProgramDesc, ids: &[u32]) -> Result<Vec<&'a AggDesc>,
         .collect()
 }
 
-/// Appends one trace()d value. `rawbytes`: `Some(strsize)` when byte arrays and
-/// strings are dumped in hex (a string as its `strsize + 1` bytes).
-fn trace_value(v: &Value, quiet: bool, rawbytes: Option<u32>, out: &mut Vec<u8>) {
+/// Appends one trace()d value. `rawbytes`: `Some(strsize)` when strings are
+/// dumped in hex (as their `strsize + 1` bytes); structs and arrays always are.
+fn trace_value(v: &Value, quiet: bool, rawbytes: Option<u32>, env: &Env, out: &mut Vec<u8>) {
     let s = match v {
-        Value::Int { bits, size, signed } => {
-            // By the D type: signed types sign-extended, unsigned ones (up to
-            // UINT64_MAX) as they are.
-            let n: i128 = if *signed {
-                sign_extend(*bits, *size) as i128
-            } else {
-                mask(*bits, *size) as i128
-            };
+        Value::Int { size, .. } => {
+            // The value by its D type's signedness, right-aligned in a width set
+            // by its size.
+            let n = v.decimal();
             match (quiet, size) {
-                (true, _) => n.to_string(),
+                (true, _) => n,
                 (false, 1) => format!(" {n:>3}"),
                 (false, 2) => format!(" {n:>5}"),
                 (false, 4) => format!(" {n:>10}"),
@@ -461,7 +568,7 @@ fn trace_value(v: &Value, quiet: bool, rawbytes: Option<u32>, out: &mut Vec<u8>)
             if quiet {
                 (*p as i64).to_string()
             } else {
-                format!(" {:>16}", *p as i64)
+                format!(" {:>19}", *p as i64)
             }
         }
         Value::Str(s) => {
@@ -480,8 +587,14 @@ fn trace_value(v: &Value, quiet: bool, rawbytes: Option<u32>, out: &mut Vec<u8>)
             }
             return;
         }
+        // Structs, unions and arrays (char arrays too: only strings print as
+        // text) are dumped in hex and ASCII.
         Value::Bytes(b) => {
-            print_bytes(b, 33, quiet, rawbytes.is_some(), out);
+            print_bytes(b, 33, quiet, true, out);
+            return;
+        }
+        Value::Stack(pcs) => {
+            print_stack(pcs, &env.syms, env.stackindent, out);
             return;
         }
     };
@@ -639,3 +752,32 @@ fn plural(n: u64) -> &'static str {
         "s"
     }
 }
+
+/// dtrace(1)'s default `stackindent`.
+pub const DEFAULT_STACKINDENT: u32 = 14;
+
+/// A `setopt()` argument as text.
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::Str(s) | Value::Bytes(s) => String::from_utf8_lossy(s).into_owned(),
+        other => other.decimal(),
+    }
+}
+
+/// Writes finished output to the `freopen()` file, or to `out`.
+fn emit(
+    redirect: &mut Option<(String, std::fs::File)>,
+    out: &mut dyn Write,
+    buf: &[u8],
+) -> Result<(), ConsumeError> {
+    match redirect {
+        Some((_, f)) => f.write_all(buf)?,
+        None => out.write_all(buf)?,
+    }
+    Ok(())
+}
+
+/// Sets an option while tracing (`setopt()`): the option table is the
+/// facade's, so the facade supplies this. It updates `opts` and returns why an
+/// option cannot be set, in dtrace's words ("Invalid option name", ...).
+pub type SetOption = Box<dyn FnMut(&str, Option<&str>, &mut ConsumerOptions) -> Result<(), String>>;

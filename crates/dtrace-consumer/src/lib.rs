@@ -8,7 +8,9 @@
 //!
 //! Code map (names follow libdtrace's files):
 //! - [`value`]: bytes + field description -> [`Value`], bounds-checked;
-//! - [`printf`]: the D printf engine; [`printf_check`]: compile-time format checks;
+//! - [`printf`]: the D printf engine (the grammar is the compiler's); [`walltime`]:
+//!   `%Y` and time zones; [`symbols`]: kernel symbols and stacks;
+//! - [`effects`]: `system()`, `freopen()`, `ftruncate()`;
 //! - [`consume`]: the per-record driver ([`Consumer`]), probe lines, trace, faults,
 //!   drop messages;
 //! - [`aggregate`]: per-CPU merging, sorting and printing of aggregations;
@@ -18,14 +20,16 @@
 
 pub mod aggregate;
 pub mod consume;
+pub mod effects;
 pub mod options;
 pub mod packed;
 pub mod print;
 pub mod printf;
-pub mod printf_check;
 pub mod quantize;
 pub mod speculation;
+pub mod symbols;
 pub mod value;
+pub mod walltime;
 
 pub use aggregate::{AggSource, AggValue};
 pub use consume::{
@@ -34,6 +38,6 @@ pub use consume::{
     DynDropKind,
 };
 pub use options::ConsumerOptions;
-pub use printf::Format;
-pub use printf_check::{validate, validate_printa, validate_printf, ArgKind, ArgType, PrintfError};
+pub use printf::{Apply, Format};
+pub use symbols::{KernelSymbols, Symbol};
 pub use value::Value;

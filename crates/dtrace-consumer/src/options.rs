@@ -29,6 +29,8 @@ pub struct ConsumerOptions {
     /// `strsize`: with `rawbytes`, a traced string is dumped as its `strsize + 1`
     /// bytes (the string, then NULs).
     pub strsize: u32,
+    /// `stackindent`: spaces before each stack frame (dtrace's default 14 when None).
+    pub stackindent: Option<u32>,
     /// dtrace(1)'s testing mode (`_DTRACE_TESTING` in the environment): the default
     /// per-probe output is `FUNCTION:NAME` alone (`%32s`), without the CPU and ID columns.
     pub testing: bool,

@@ -149,6 +149,12 @@ pub fn keys(keys: &[Value], out: &mut Vec<u8>) {
             Value::Str(s) | Value::Bytes(s) => {
                 format!("  {:<16}", String::from_utf8_lossy(s))
             }
+            // A stack key in a packed row: its frames' addresses.
+            Value::Stack(pcs) => pcs
+                .iter()
+                .take_while(|&&pc| pc != 0)
+                .map(|pc| format!(" {pc:#x}"))
+                .collect(),
         };
         out.extend_from_slice(s.as_bytes());
     }

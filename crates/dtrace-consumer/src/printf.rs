@@ -1,275 +1,55 @@
-//! The D printf engine: parse a format once, then apply it to decoded [`Value`]s.
+//! The D printf engine: apply a parsed format to decoded [`Value`]s.
 //!
-//! Semantics follow C printf as D documents it ("Output Formatting" chapter of the
-//! Solaris Dynamic Tracing Guide): flags `- + space # 0`, width and precision
-//! (either may be `*`, taken from the next argument), length modifiers
-//! `hh h l ll L j z t` (accepted; `h`/`hh` narrow the value, the wider ones keep the
-//! value's own D type width, because D passes every argument at its type's size),
-//! and the conversions `d i u o x X c C s S p a A e E f F g G Y %`, plus `%@...` in
-//! printa.
-//! Compile-time checks live in [`crate::printf_check`].
+//! The grammar (flags, widths, precisions, `*`, length modifiers, conversions)
+//! is the compiler's, one parser for both (`dtrace_sema::format`, reached
+//! through `dtrace_codegen::desc`); this module only prints. Semantics follow C
+//! printf as D documents it ("Output Formatting" chapter of the Dynamic Tracing
+//! Guide): `h`/`hh` narrow a value, wider modifiers keep the value's own D type
+//! width (D passes every argument at its type's size); `%a`/`%A` print kernel
+//! symbols, `%k` a stack, `%Y` a walltime in the local time zone.
 
+pub use dtrace_codegen::desc::{
+    Conversion, Count, Format, FormatError as ParseError, Length, Piece,
+};
+
+use crate::symbols::{print_stack, KernelSymbols};
 use crate::value::{mask, sign_extend, Value};
+use crate::walltime::{walltime_in, TimeZone};
 
-/// A width or precision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Count {
-    Fixed(usize),
-    /// `*`: taken from the next argument.
-    Star,
+/// Largest width or precision honoured at run time (`*` arguments).
+const MAX_WIDTH: usize = dtrace_codegen::desc::MAX_FORMAT_WIDTH;
+
+/// What formatting needs beyond the values: symbols for `%a`/`%k`, the stack
+/// indent, the time zone for `%Y`.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    pub syms: KernelSymbols,
+    pub stackindent: usize,
+    pub tz: TimeZone,
 }
 
-/// A length modifier (`hh`, `h`, `l`, `ll`, `L`, `j`, `z`, `t`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Length {
-    None,
-    Hh,
-    H,
-    L,
-    Ll,
-    LongDouble,
-    J,
-    Z,
-    T,
-}
-
-impl Length {
-    fn text(self) -> &'static str {
-        match self {
-            Length::None => "",
-            Length::Hh => "hh",
-            Length::H => "h",
-            Length::L => "l",
-            Length::Ll => "ll",
-            Length::LongDouble => "L",
-            Length::J => "j",
-            Length::Z => "z",
-            Length::T => "t",
-        }
-    }
-
-    /// The byte width the modifier narrows an integer to, if it narrows.
-    fn narrow(self) -> Option<u8> {
-        match self {
-            Length::Hh => Some(1),
-            Length::H => Some(2),
-            _ => None,
-        }
-    }
-}
-
-/// One `%` conversion of a format string.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Conversion {
-    /// 1-based number among the format's conversions (`%%` counts, as in dtrace).
-    pub number: usize,
-    pub left: bool,
-    pub plus: bool,
-    pub space: bool,
-    pub alt: bool,
-    pub zero: bool,
-    pub width: Option<Count>,
-    pub prec: Option<Count>,
-    pub length: Length,
-    /// `%@...`: the aggregation value in printa.
-    pub agg: bool,
-    /// The conversion character, e.g. `d`, `x`, `s`, `%`.
-    pub ch: char,
-}
-
-impl Conversion {
-    /// The conversion's name as dtrace's messages show it: length modifier and
-    /// conversion character, e.g. `d`, `lld`, `hx`.
-    pub fn name(&self) -> String {
-        format!("{}{}", self.length.text(), self.ch)
-    }
-}
-
-/// A piece of a parsed format.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Piece {
-    Literal(Vec<u8>),
-    Conv(Conversion),
-}
-
-/// A parsed format string.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Format {
-    pub pieces: Vec<Piece>,
-}
-
-/// A format string that could not be parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError {
-    /// 1-based conversion number.
-    pub conversion: usize,
-    pub message: String,
-}
-
-const CONVERSIONS: &str = "diuoxXcCsSpaAeEfFgGY%";
-
-/// Largest width or precision honoured (1 MiB).
-const MAX_WIDTH: usize = 1 << 20;
-
-impl Format {
-    /// Parses a D format string.
-    pub fn parse(fmt: &str) -> Result<Format, ParseError> {
-        let b = fmt.as_bytes();
-        let mut pieces = Vec::new();
-        let mut lit = Vec::new();
-        let mut i = 0;
-        let mut number = 0;
-        while i < b.len() {
-            if b[i] != b'%' {
-                lit.push(b[i]);
-                i += 1;
-                continue;
-            }
-            number += 1;
-            let start = i;
-            i += 1;
-            let mut c = Conversion {
-                number,
-                left: false,
-                plus: false,
-                space: false,
-                alt: false,
-                zero: false,
-                width: None,
-                prec: None,
-                length: Length::None,
-                agg: false,
-                ch: '%',
-            };
-            let mut dot = false;
-            let err = |msg: String| ParseError {
-                conversion: number,
-                message: msg,
-            };
-            loop {
-                let Some(&ch) = b.get(i) else {
-                    return Err(err(format!(
-                        "format conversion #{number} is missing a conversion character: {}",
-                        &fmt[start..]
-                    )));
-                };
-                i += 1;
-                match ch {
-                    b'-' if !dot => c.left = true,
-                    b'+' if !dot => c.plus = true,
-                    b' ' if !dot => c.space = true,
-                    b'#' if !dot => c.alt = true,
-                    b'\'' if !dot => {}
-                    b'@' => c.agg = true,
-                    // dtrace's `?`: pad to the width of a pointer in hex.
-                    b'?' if !dot => c.width = Some(Count::Fixed(16)),
-                    b'0' if !dot && c.width.is_none() => c.zero = true,
-                    b'0'..=b'9' => {
-                        let mut n: usize = (ch - b'0') as usize;
-                        while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
-                            n = n.saturating_mul(10).saturating_add((d - b'0') as usize);
-                            i += 1;
-                        }
-                        // Cap absurd widths so a format cannot exhaust memory.
-                        let n = n.min(MAX_WIDTH);
-                        if dot {
-                            c.prec = Some(Count::Fixed(n));
-                        } else {
-                            c.width = Some(Count::Fixed(n));
-                        }
-                    }
-                    b'.' => {
-                        if dot {
-                            return Err(err(format!(
-                                "format conversion #{number} has more than one '.' specified"
-                            )));
-                        }
-                        dot = true;
-                        c.prec = Some(Count::Fixed(0));
-                    }
-                    b'*' => {
-                        let slot = if dot { &mut c.prec } else { &mut c.width };
-                        if *slot == Some(Count::Star) {
-                            return Err(err(format!(
-                                "format conversion #{number} has more than one '*' specified for the output {}",
-                                if dot { "precision" } else { "width" }
-                            )));
-                        }
-                        *slot = Some(Count::Star);
-                    }
-                    b'h' => {
-                        c.length = if c.length == Length::H {
-                            Length::Hh
-                        } else {
-                            Length::H
-                        }
-                    }
-                    b'l' => {
-                        c.length = if c.length == Length::L {
-                            Length::Ll
-                        } else {
-                            Length::L
-                        }
-                    }
-                    b'L' => c.length = Length::LongDouble,
-                    b'j' => c.length = Length::J,
-                    b'z' => c.length = Length::Z,
-                    b't' => c.length = Length::T,
-                    _ if CONVERSIONS.as_bytes().contains(&ch) => {
-                        c.ch = ch as char;
-                        break;
-                    }
-                    _ => {
-                        let end = (i).min(fmt.len());
-                        return Err(err(format!(
-                            "format conversion #{number} is undefined: {}",
-                            String::from_utf8_lossy(&b[start..end])
-                        )));
-                    }
-                }
-            }
-            if !lit.is_empty() {
-                pieces.push(Piece::Literal(std::mem::take(&mut lit)));
-            }
-            pieces.push(Piece::Conv(c));
-        }
-        if !lit.is_empty() {
-            pieces.push(Piece::Literal(lit));
-        }
-        Ok(Format { pieces })
-    }
-
-    /// The conversions, in order.
-    pub fn conversions(&self) -> impl Iterator<Item = &Conversion> {
-        self.pieces.iter().filter_map(|p| match p {
-            Piece::Conv(c) => Some(c),
-            Piece::Literal(_) => None,
-        })
-    }
-
-    /// Number of value arguments (including `*` widths and precisions) the format
-    /// consumes, excluding `%@` conversions.
-    pub fn nargs(&self) -> usize {
-        self.conversions()
-            .map(|c| {
-                let stars = [c.width, c.prec]
-                    .iter()
-                    .filter(|x| **x == Some(Count::Star))
-                    .count();
-                stars + usize::from(c.ch != '%' && !c.agg)
-            })
-            .sum()
-    }
-
+/// Applying a parsed [`Format`].
+pub trait Apply {
     /// Applies the format to `args` (printf) appending the output to `out`.
     /// Missing arguments print nothing for their conversion.
-    pub fn apply(&self, args: &[Value], out: &mut Vec<u8>) {
-        self.apply_printa(args, &[], out)
-    }
-
+    fn apply(&self, args: &[Value], out: &mut Vec<u8>);
     /// Applies the format for printa: ordinary conversions take `args` (the keys)
     /// in order, `%@` conversions take `aggs` in order.
-    pub fn apply_printa(&self, args: &[Value], aggs: &[AggArg], out: &mut Vec<u8>) {
+    fn apply_printa(&self, args: &[Value], aggs: &[AggArg], out: &mut Vec<u8>);
+    /// As [`Apply::apply_printa`], with symbols and a time zone.
+    fn apply_env(&self, args: &[Value], aggs: &[AggArg], env: &Env, out: &mut Vec<u8>);
+}
+
+impl Apply for Format {
+    fn apply(&self, args: &[Value], out: &mut Vec<u8>) {
+        self.apply_env(args, &[], &Env::default(), out)
+    }
+
+    fn apply_printa(&self, args: &[Value], aggs: &[AggArg], out: &mut Vec<u8>) {
+        self.apply_env(args, aggs, &Env::default(), out)
+    }
+
+    fn apply_env(&self, args: &[Value], aggs: &[AggArg], env: &Env, out: &mut Vec<u8>) {
         let mut args = args.iter();
         let mut aggs = aggs.iter();
         for p in &self.pieces {
@@ -297,12 +77,12 @@ impl Format {
                         out.push(b'%');
                     } else if c.agg {
                         match aggs.next() {
-                            Some(AggArg::Value(v)) => convert(&c, v, out),
+                            Some(AggArg::Value(v)) => convert_env(&c, v, env, out),
                             Some(AggArg::Rendered(text)) => out.extend_from_slice(text),
                             None => {}
                         }
                     } else if let Some(v) = args.next() {
-                        convert(&c, v, out);
+                        convert_env(&c, v, env, out);
                     }
                 }
             }
@@ -396,8 +176,13 @@ fn with_precision(c: &Conversion, mut digits: Vec<u8>, is_zero: bool) -> Vec<u8>
     digits
 }
 
-/// Formats one value with one conversion, appending to `out`.
+/// Formats one value with one conversion, appending to `out` (no symbols, UTC).
 pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
+    convert_env(c, v, &Env::default(), out)
+}
+
+/// Formats one value with one conversion, appending to `out`.
+pub fn convert_env(c: &Conversion, v: &Value, env: &Env, out: &mut Vec<u8>) {
     match c.ch {
         // "If the argument is unsigned, it will be printed as an unsigned value"
         // (Solaris Dynamic Tracing Guide, "Conversion Formats", d): dtrace turns
@@ -407,7 +192,7 @@ pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
                 ch: 'u',
                 ..c.clone()
             };
-            convert(&u, v, out);
+            convert_env(&u, v, env, out);
         }
         'd' | 'i' => {
             let (s, _) = int_parts(c, v);
@@ -451,12 +236,16 @@ pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
             };
             pad(c, &body, out);
         }
+        // A string precision of 0 sets no limit (dtrace prints `%0.0s` of
+        // "hello" as "hello").
         's' => {
             let s: Vec<u8> = match v {
                 Value::Str(s) | Value::Bytes(s) => s.clone(),
                 other => other.as_i64().to_string().into_bytes(),
             };
-            let n = fixed(c.prec).map_or(s.len(), |p| p.min(s.len()));
+            let n = fixed(c.prec)
+                .filter(|p| *p > 0)
+                .map_or(s.len(), |p| p.min(s.len()));
             pad(c, &s[..n], out);
         }
         'S' => {
@@ -465,7 +254,9 @@ pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
                 _ => b"",
             };
             let esc = escape(s);
-            let n = fixed(c.prec).map_or(esc.len(), |p| p.min(esc.len()));
+            let n = fixed(c.prec)
+                .filter(|p| *p > 0)
+                .map_or(esc.len(), |p| p.min(esc.len()));
             pad(c, &esc[..n], out);
         }
         // %p: "printed as a hexadecimal (base 16) integer ... If the # flag is
@@ -477,12 +268,17 @@ pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
             let prefix: &[u8] = if c.alt && u != 0 { b"0x" } else { b"" };
             pad_number(c, prefix, &digits, c.prec.is_none(), out);
         }
+        // %a/%A: the address as a kernel symbol, `module`function+0xoff`
+        // (hex when no symbol covers it).
         'a' | 'A' => {
-            // %a/%A (kernel/user symbol) print the address in hex, as dtrace does
-            // for an address no symbol covers, until symbol lookup exists.
-            let u = v.as_u64();
-            let digits = with_precision(c, format!("{u:x}").into_bytes(), u == 0);
-            pad_number(c, b"0x", &digits, c.prec.is_none(), out);
+            let text = env.syms.describe(v.as_u64());
+            pad(c, text.as_bytes(), out);
+        }
+        // %k: a stack, one frame per line.
+        'k' => {
+            if let Value::Stack(pcs) = v {
+                print_stack(pcs, &env.syms, env.stackindent, out);
+            }
         }
         'e' | 'E' | 'f' | 'F' | 'g' | 'G' => {
             let x = match v {
@@ -516,7 +312,7 @@ pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
             );
         }
         'Y' => {
-            let s = walltime(v.as_i64());
+            let s = walltime_in(v.as_i64(), &env.tz);
             let n = fixed(c.prec).map_or(s.len(), |p| p.min(s.len()));
             pad(c, &s.as_bytes()[..n], out);
         }
@@ -568,7 +364,7 @@ fn is_signed(v: &Value) -> bool {
     match v {
         Value::Int { signed, .. } => *signed,
         Value::Pointer(_) => false,
-        Value::Str(_) | Value::Bytes(_) => true,
+        Value::Str(_) | Value::Bytes(_) | Value::Stack(_) => true,
     }
 }
 
@@ -634,34 +430,7 @@ pub fn escape(s: &[u8]) -> Vec<u8> {
     out
 }
 
-const MONTHS: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
-
-/// `%Y`: nanoseconds since the epoch as `%Y %b %e %T` (e.g. `2004 Jul 26 16:23:58`),
-/// in UTC.
+/// `%Y` in UTC: nanoseconds since the epoch as `%Y %b %e %T`.
 pub fn walltime(ns: i64) -> String {
-    let secs = ns.div_euclid(1_000_000_000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (proleptic Gregorian calendar).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let mon = MONTHS
-        .get((month - 1).clamp(0, 11) as usize)
-        .copied()
-        .unwrap_or("???");
-    format!(
-        "{year} {mon} {day:>2} {:02}:{:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    walltime_in(ns, &TimeZone::utc())
 }

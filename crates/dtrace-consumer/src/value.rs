@@ -18,6 +18,9 @@ pub enum Value {
     Str(Vec<u8>),
     /// Raw bytes (structs, arrays).
     Bytes(Vec<u8>),
+    /// A kernel stack: its return addresses, innermost first (zeros after the
+    /// last frame kept, so equal stacks compare equal).
+    Stack(Vec<u64>),
 }
 
 /// Why a field could not be decoded.
@@ -93,6 +96,21 @@ pub fn decode(field: &Field, bytes: &[u8]) -> Result<Value, DecodeError> {
             Ok(Value::Str(b[..end].to_vec()))
         }
         ValueType::Bytes { size } => Ok(Value::Bytes(slice(bytes, field.offset, *size)?.to_vec())),
+        ValueType::Stack { frames, user } => {
+            // A user stack's field starts with the pid (see the description).
+            let skip = if *user { 8 } else { 0 };
+            let b = slice(bytes, field.offset, frames * 8 + skip)?;
+            Ok(Value::Stack(
+                b[skip as usize..]
+                    .chunks_exact(8)
+                    .map(|w| {
+                        let mut a = [0u8; 8];
+                        a.copy_from_slice(w);
+                        u64::from_ne_bytes(a)
+                    })
+                    .collect(),
+            ))
+        }
     }
 }
 
@@ -128,13 +146,27 @@ impl Value {
                 }
             }
             Value::Pointer(p) => *p as i64,
-            Value::Str(_) | Value::Bytes(_) => 0,
+            Value::Str(_) | Value::Bytes(_) | Value::Stack(_) => 0,
         }
     }
 
     /// The value as an unsigned 64-bit integer (signed values are sign-extended first).
     pub fn as_u64(&self) -> u64 {
         self.as_i64() as u64
+    }
+
+    /// The integer in decimal as trace() and aggregation keys show it: signed
+    /// types with their sign (`(int8_t)-1` is `-1`), unsigned ones unsigned
+    /// (`(uint32_t)-1` is `4294967295`); pointers as signed 64-bit values.
+    pub fn decimal(&self) -> String {
+        match self {
+            Value::Int {
+                bits,
+                size,
+                signed: false,
+            } => mask(*bits, *size).to_string(),
+            other => other.as_i64().to_string(),
+        }
     }
 
     /// Size in bytes of an integer or pointer value (8 for anything else).

@@ -3,8 +3,7 @@
 //! Dynamic Tracing Guide ("Output Formatting: printf") says D follows, with D's
 //! rule that each argument is passed at its own type's size.
 
-use dtrace_consumer::printf::{AggArg, Format};
-use dtrace_consumer::printf_check::{validate_printa, validate_printf, ArgKind, ArgType};
+use dtrace_consumer::printf::{AggArg, Apply, Format};
 use dtrace_consumer::Value;
 
 fn i32v(v: i32) -> Value {
@@ -267,94 +266,10 @@ fn printa_conversions_take_keys_then_values() {
 
 #[test]
 fn parse_errors() {
-    assert!(Format::parse("%k").is_err());
     assert!(Format::parse("%").is_err());
     assert!(Format::parse("%5").is_err());
     assert!(Format::parse("%.3.4d").is_err());
     assert!(Format::parse("%**d").is_err());
     assert_eq!(Format::parse("%d %s %%").unwrap().nargs(), 2);
     assert_eq!(Format::parse("%*.*d").unwrap().nargs(), 3);
-}
-
-fn t(kind: ArgKind, name: &str) -> ArgType {
-    ArgType::new(kind, name)
-}
-
-#[test]
-fn validation_messages() {
-    let int = t(ArgKind::Int, "int");
-    let string = t(ArgKind::String, "string");
-    // Wording of dtrace's D_PRINTF_* diagnostics.
-    let e = validate_printf("printf", "%d", std::slice::from_ref(&string)).unwrap_err();
-    assert_eq!(e.tag(), "D_PRINTF_ARG_TYPE");
-    assert_eq!(
-        e.message,
-        "printf( ) argument #2 is incompatible with conversion #1 prototype:\n\
-         \tconversion: %d\n\t prototype: char, short, int, long, or long long\n\t  argument: string"
-    );
-    let e =
-        validate_printf("printf", "%d %s", &[int.clone(), t(ArgKind::Other, "void")]).unwrap_err();
-    assert_eq!(
-        e.message,
-        "printf( ) argument #3 is incompatible with conversion #2 prototype:\n\
-         \tconversion: %s\n\t prototype: char [] or string (or use stringof)\n\t  argument: void"
-    );
-    let e = validate_printf("printf", "%d %lld", std::slice::from_ref(&int)).unwrap_err();
-    assert_eq!(e.tag(), "D_PRINTF_ARG_PROTO");
-    assert_eq!(
-        e.message,
-        "printf( ) prototype mismatch: conversion #2 (%lld) is missing a corresponding value argument"
-    );
-    let e = validate_printf("printf", "%d", &[int.clone(), int.clone()]).unwrap_err();
-    assert_eq!(e.tag(), "D_PRINTF_ARG_EXTRA");
-    assert_eq!(
-        e.message,
-        "printf( ) prototype mismatch: only 1 arguments required by this format string"
-    );
-    let e = validate_printf("printf", "", &[]).unwrap_err();
-    assert_eq!(e.tag(), "D_PRINTF_FMT_EMPTY");
-    assert_eq!(e.message, "printf( ) format string is empty");
-    let e = validate_printf("printf", "%*d", &[]).unwrap_err();
-    assert_eq!(e.tag(), "D_PRINTF_DYN_PROTO");
-    assert_eq!(
-        e.message,
-        "printf( ) prototype mismatch: conversion #1 (%d) is missing a corresponding \"*\" argument"
-    );
-    let e = validate_printf("printf", "%*d", &[string.clone(), int.clone()]).unwrap_err();
-    assert_eq!(e.tag(), "D_PRINTF_DYN_TYPE");
-    assert_eq!(
-        e.message,
-        "printf( ) argument #2 is incompatible with conversion #1 prototype:\n\
-         \tconversion: % * d\n\t prototype: int\n\t  argument: string"
-    );
-    let e = validate_printf("printf", "%@d", &[]).unwrap_err();
-    assert_eq!(e.tag(), "D_PRINTF_AGG_CONV");
-    assert_eq!(
-        e.message,
-        "%@ conversion requires an aggregation and is not for use with printf( )"
-    );
-    assert_eq!(
-        validate_printf("printf", "%k", std::slice::from_ref(&int))
-            .unwrap_err()
-            .tag(),
-        "D_PRINTF_FMT"
-    );
-    // %% counts as a conversion when numbering.
-    let e = validate_printf("printf", "%% %s", std::slice::from_ref(&int)).unwrap_err();
-    assert!(e.message.contains("conversion #2"), "{}", e.message);
-    // Accepted forms.
-    assert!(validate_printf(
-        "printf",
-        "%d %s %p %x %f\n",
-        &[
-            int.clone(),
-            string.clone(),
-            t(ArgKind::Pointer, "void *"),
-            t(ArgKind::Pointer, "char *"),
-            int.clone(),
-        ]
-    )
-    .is_ok());
-    assert!(validate_printa("%s %@d\n", &[string.clone(), int.clone()]).is_ok());
-    assert!(validate_printa("%d %@d\n", &[string]).is_err());
 }

@@ -134,6 +134,25 @@ fn trace_integers_by_size() {
         out,
         format!("{HEADING}  0      1                           :BEGIN  4294967295 18446744073709551615\n")
     );
+
+    // Unsigned types print unsigned, their maxima included.
+    let desc = program(
+        vec![(
+            32,
+            vec![
+                trace(int(16, 8, false)),
+                trace(int(24, 4, false)),
+                trace(int(28, 1, false)),
+            ],
+        )],
+        begin(),
+    );
+    let r = Rec::new(1, 1, 0, 32)
+        .put(16, &[0xff; 8])
+        .put(24, &[0xff; 5])
+        .0;
+    let (out, ..) = run(desc, quiet(), &[r], &mut Aggs::default(), false).unwrap();
+    assert_eq!(out, "184467440737095516154294967295255");
 }
 
 #[test]
@@ -357,7 +376,7 @@ fn malformed_input_is_an_error_not_a_panic() {
 #[test]
 fn bad_format_is_an_error() {
     let desc = program(
-        vec![(24, vec![printf("%k", vec![int(16, 8, true)])])],
+        vec![(24, vec![printf("%q", vec![int(16, 8, true)])])],
         begin(),
     );
     let r = Rec::new(1, 1, 0, 24).0;
@@ -374,11 +393,15 @@ fn trace_bytes_hexdump_and_string_like_bytes() {
         ty: ValueType::Bytes { size },
     };
     let desc = program(vec![(24, vec![trace(bytes_field(16, 4))])], begin());
-    // Printable bytes followed by NULs print as a string.
+    // Structs and arrays, char arrays too, print as a hex dump with column
+    // offsets and a character column.
     let r = Rec::new(1, 1, 0, 24).put(16, b"ab\0\0").0;
     let (out, ..) = run(desc.clone(), quiet(), &[r], &mut Aggs::default(), false).unwrap();
-    assert_eq!(out, "ab");
-    // Other bytes print as a hex dump with column offsets and a character column.
+    assert_eq!(
+        out,
+        "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n\
+        \x20        0: 61 62 00 00                                      ab..\n"
+    );
     let r = Rec::new(1, 1, 0, 24).put(16, &[0x01, 0x41, 0x00, 0xff]).0;
     let (out, ..) = run(desc, quiet(), &[r], &mut Aggs::default(), false).unwrap();
     assert_eq!(

@@ -31,7 +31,9 @@ const AGGFUNCS: &[&str] = &[
 ];
 
 pub(crate) fn is_action(name: &str) -> bool {
-    ACTIONS.contains(&name) || crate::aggctl::NAMES.contains(&name)
+    ACTIONS.contains(&name)
+        || crate::aggctl::NAMES.contains(&name)
+        || crate::actions_ctl::CONTROL_ACTIONS.contains(&name)
 }
 
 pub(crate) fn is_aggfunc(name: &str) -> bool {
@@ -63,6 +65,16 @@ impl<'a> Checker<'a> {
 
     pub(crate) fn action(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TStmt> {
         self.check_proto(func, args, span)?;
+        self.action_args += 1;
+        let r = self.action_inner(func, args, span);
+        self.action_args -= 1;
+        r
+    }
+
+    fn action_inner(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TStmt> {
+        if crate::actions_ctl::CONTROL_ACTIONS.contains(&func) {
+            return self.control_action(func, args, span);
+        }
         match func {
             "trace" => {
                 if args.len() != 1 {
@@ -127,22 +139,10 @@ impl<'a> Checker<'a> {
                     ));
                 };
                 let mut targs = Vec::new();
-                let mut aggs = Vec::new();
                 for a in &args[1..] {
-                    // An aggregation is a value only printa( ) can format.
-                    let is_agg = matches!(a.kind, K::Agg(_));
-                    let t = if is_agg {
-                        crate::expr::mk(TExprKind::Int(0), Ty::Void, a.span)
-                    } else {
-                        match self.void_call(a)? {
-                            Some(v) => v,
-                            None => self.expr(a)?,
-                        }
-                    };
-                    targs.push(t);
-                    aggs.push(is_agg);
+                    targs.push(self.action_arg(a)?);
                 }
-                self.check_printf(func, fmt, first.span, &mut targs, &aggs, span)?;
+                let targs = self.check_printf(func, fmt, first.span, targs, span)?;
                 Ok(TStmt::Printf {
                     format: String::from_utf8_lossy(fmt).into_owned(),
                     args: targs,

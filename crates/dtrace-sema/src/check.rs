@@ -54,6 +54,9 @@ pub(crate) struct Checker<'a> {
     pub spec_flags: crate::speculation::ClauseFlags,
     /// Pointer variables: whether each holds alloca pointers (see `memsubr`).
     pub alloca_vars: HashMap<VarRef, bool>,
+    /// Depth of action arguments being checked (an action named inside one is
+    /// a `void` value, not an error of its own).
+    pub action_args: u32,
 }
 
 /// Type-check a program. `probes[i]` are the probes clause `i` (in program order,
@@ -99,6 +102,7 @@ pub fn check_with(
         enum_pending: Vec::new(),
         spec_flags: Default::default(),
         alloca_vars: HashMap::new(),
+        action_args: 0,
     };
     let mut index = 0u32;
     for item in &program.items {
@@ -244,6 +248,19 @@ impl<'a> Checker<'a> {
         }
         match &e.kind {
             K::Call { func, args } if crate::actions::is_action(func) => {
+                // A destructive action is checked for its placement first (as
+                // below for subroutines): misplaced after speculate() whatever
+                // its arguments, and even where Linux does not support it.
+                if crate::speculation::Placed::of_call(func)
+                    == Some(crate::speculation::Placed::Destructive)
+                {
+                    self.place_call(func, e.span);
+                    if let Some(err) = self.spec_flags.error.take() {
+                        return Err(err);
+                    }
+                    out.push(self.action(func, args, e.span)?);
+                    return Ok(());
+                }
                 out.push(self.action(func, args, e.span)?);
                 self.place_call(func, e.span);
                 Ok(())

@@ -165,7 +165,9 @@ impl<'a> Checker<'a> {
             }
             K::Call { func, args } => {
                 self.check_proto(func, args, span)?;
-                if crate::proto::is_void_action(func) {
+                if let Some(r) = self.action_in_expr(func, args, span) {
+                    r
+                } else if crate::proto::is_void_action(func) {
                     Err(Diagnostic::new(
                         Tag::D_CG_EXPR,
                         span,
@@ -263,6 +265,8 @@ impl<'a> Checker<'a> {
             "id" => (Builtin::Id, b.uint_t),
             "epid" => (Builtin::Epid, b.uint_t),
             "errno" => (Builtin::Errno, b.int),
+            "caller" => (Builtin::Caller, b.uint64_t),
+            "stackdepth" => (Builtin::Stackdepth, b.uint_t),
             // Typed by `ident` (its type needs kernel BTF); here for writability.
             "curthread" => (Builtin::Curthread, b.ulong),
             _ => {

@@ -25,6 +25,10 @@ pub enum Ty {
     /// A struct, union or C array object of `size` bytes in kernel memory; the value
     /// of such an expression is the object's address. `id` is the object's type.
     Agg { id: TypeId, size: u32 },
+    /// A kernel stack of at most `frames` return addresses (`stack()`): 8-byte
+    /// addresses, innermost first, zero after the last frame. Like `Agg`, the
+    /// value of such an expression is the address of its bytes.
+    Stack { frames: u32 },
     /// No value (actions, `void` results).
     Void,
 }
@@ -68,6 +72,7 @@ impl Ty {
             Ty::Str { cap } => *cap,
             Ty::Ptr { .. } => 8,
             Ty::Agg { size, .. } => *size,
+            Ty::Stack { frames } => frames * 8,
             Ty::Void => 0,
         }
     }
@@ -75,7 +80,7 @@ impl Ty {
     pub fn align(&self) -> u32 {
         match self {
             Ty::Int { size, .. } => (*size as u32).max(1),
-            Ty::Str { .. } | Ty::Ptr { .. } | Ty::Agg { .. } => 8,
+            Ty::Str { .. } | Ty::Ptr { .. } | Ty::Agg { .. } | Ty::Stack { .. } => 8,
             Ty::Void => 1,
         }
     }
@@ -96,6 +101,7 @@ impl Ty {
             (Ty::Str { .. }, Ty::Str { .. }) => true,
             (Ty::Ptr { .. }, Ty::Ptr { .. }) => true,
             (Ty::Agg { size: a, .. }, Ty::Agg { size: b, .. }) => a == b,
+            (Ty::Stack { frames: a }, Ty::Stack { frames: b }) => a == b,
             (Ty::Void, Ty::Void) => true,
             _ => false,
         }
@@ -126,6 +132,11 @@ pub enum Builtin {
     Errno,
     /// `curthread`: the current `struct task_struct *`.
     Curthread,
+    /// `caller`: the kernel address the probed function returns to (the
+    /// second frame of the kernel stack; 0 when there is none).
+    Caller,
+    /// `stackdepth`: the number of frames of the kernel stack.
+    Stackdepth,
 }
 
 /// Where a scalar variable lives.
@@ -408,6 +419,11 @@ pub enum TExprKind {
         func: StrFunc,
         args: Vec<TExpr>,
     },
+    /// `stack(frames)`: the current kernel stack (type [`Ty::Stack`]), gathered
+    /// into scratch memory; the value is its address.
+    Stack {
+        frames: u32,
+    },
 }
 
 /// The D string subroutines.
@@ -493,6 +509,37 @@ pub enum TStmt {
         id: TExpr,
         commit: bool,
     },
+    /// `tracemem(addr, size [, dynsize])`: `size` bytes at `addr` recorded; with
+    /// `dynsize`, only the first `dynsize` (at most `size`) are printed.
+    Tracemem {
+        addr: TExpr,
+        size: u32,
+        dynsize: Option<TExpr>,
+    },
+    /// `system(...)` / `freopen(...)`: a printf-formatted string the consumer
+    /// acts on.
+    FormatAction {
+        action: FormatAction,
+        format: String,
+        args: Vec<TExpr>,
+    },
+    /// `setopt(name [, value])`: the consumer sets the option.
+    Setopt {
+        name: TExpr,
+        value: Option<TExpr>,
+    },
+    /// `ftruncate()`: the consumer truncates its output file.
+    Ftruncate,
+    /// `sym(addr)`, `func(addr)`, `mod(addr)`: the address recorded, printed
+    /// as its kernel symbol or module.
+    Symbol {
+        addr: TExpr,
+        kind: SymbolKind,
+    },
+    /// `raise(sig)` / `stop()`: the signal is sent to the current thread.
+    Raise {
+        sig: TExpr,
+    },
     /// `@a[keys] = func(value [, incr])`.
     AggUpdate {
         agg: u32,
@@ -506,7 +553,9 @@ pub enum TStmt {
 }
 
 impl TStmt {
-    /// Whether the statement writes data into the clause's record.
+    /// Whether the statement writes data into the clause's record (or, for
+    /// `raise()`, is an action whose firing dtrace(1) reports with the probe
+    /// line).
     pub fn records(&self) -> bool {
         matches!(
             self,
@@ -518,6 +567,12 @@ impl TStmt {
                 | TStmt::AggControl { .. }
                 | TStmt::Speculate { .. }
                 | TStmt::CommitDiscard { .. }
+                | TStmt::Tracemem { .. }
+                | TStmt::FormatAction { .. }
+                | TStmt::Setopt { .. }
+                | TStmt::Ftruncate
+                | TStmt::Raise { .. }
+                | TStmt::Symbol { .. }
         )
     }
 }
@@ -533,6 +588,24 @@ pub enum AggOp {
     Normalize,
     /// Undo normalize().
     Denormalize,
+}
+
+/// How a [`TStmt::Symbol`] prints its address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SymbolKind {
+    /// `module`function` (`sym`, `func`).
+    Function,
+    /// `module` (`mod`).
+    Module,
+}
+
+/// What a [`TStmt::FormatAction`] does with its formatted string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormatAction {
+    /// Run it as a shell command.
+    System,
+    /// Send the output to the file it names ("" restores standard output).
+    Freopen,
 }
 
 /// One clause, typed.
@@ -588,6 +661,8 @@ pub struct TypedProgram {
     pub aggs: Vec<AggInfo>,
     /// String literals (without NUL).
     pub strings: Vec<Vec<u8>>,
+    /// Whether a clause uses a destructive action (which needs `-w`).
+    pub destructive: bool,
 }
 
 /// A type as `print()` shows it (codegen turns it into the consumer's

@@ -13,7 +13,9 @@
 //! `proto` (the prototypes of DTrace's functions, checked first), `ctype` (written types -> C types, D scope then kernel BTF), `decl` (struct,
 //! union, enum, typedef, variable and inline declarations), `ptr` (pointers,
 //! members, kernel memory, `curthread`, `args[]`, kernel symbols, strings from
-//! `char` arrays/pointers), `actions` and `printf` (action rules), `symbols`
+//! `char` arrays/pointers), `actions`, `actions_ctl` (stack, tracemem, setopt,
+//! system, freopen, raise, ...) and `printf` (action rules), `format` (the one
+//! printf grammar, shared with the consumer), `symbols`
 //! (kernel symbol addresses, injected by the caller), `xlate` (translator
 //! declarations and the `xlate` operator), `intrinsic` (`__dt_*` subroutines only
 //! the D libraries may call), `speculation` (speculation subroutine and actions,
@@ -22,6 +24,7 @@
 //! tracking).
 
 mod actions;
+mod actions_ctl;
 mod aggctl;
 pub mod aggfunc;
 mod check;
@@ -29,6 +32,7 @@ mod ctype;
 mod decl;
 mod elem;
 mod expr;
+pub mod format;
 mod intrinsic;
 pub mod ir;
 mod memsubr;
@@ -45,6 +49,7 @@ pub mod types;
 mod vars;
 mod xlate;
 
+pub use actions_ctl::{DEFAULT_STACK_FRAMES, MAX_STACK_FRAMES};
 pub use check::{check, check_with};
 pub use ir::*;
 pub use options::{CompileOptions, KernelOffsets};

@@ -50,6 +50,8 @@ pub struct CompileOptions {
     /// Sources of the D libraries (`SourceKind::Library`): only their code may call
     /// the compiler's intrinsics (`__dt_*` subroutines).
     pub library_sources: Vec<dtrace_syntax::SourceId>,
+    /// Frames `stack()` records when not given a count (`stackframes`).
+    pub stackframes: u32,
 }
 
 impl Default for CompileOptions {
@@ -67,6 +69,7 @@ impl Default for CompileOptions {
             kernel: KernelOffsets::default(),
             max_syscalls: 1024,
             library_sources: Vec::new(),
+            stackframes: crate::actions_ctl::DEFAULT_STACK_FRAMES,
         }
     }
 }

@@ -41,7 +41,7 @@ impl<'a> Checker<'a> {
         }
         let v = self.expr(arg)?;
         let shape = match v.ty {
-            Ty::Void => {
+            Ty::Void | Ty::Stack { .. } => {
                 return Err(Diagnostic::new(
                     Tag::D_TRACE_VOID,
                     v.span,

@@ -37,7 +37,7 @@ impl<'a> Checker<'a> {
             t @ (Ty::Int { .. } | Ty::Ptr { .. }) => {
                 Ok(mk(TExprKind::Load(Box::new(addr)), t, span))
             }
-            t @ Ty::Agg { .. } => {
+            t @ (Ty::Agg { .. } | Ty::Stack { .. }) => {
                 let mut a = retype(addr, t);
                 a.span = span;
                 Ok(a)
@@ -180,6 +180,13 @@ impl<'a> Checker<'a> {
     /// at most [`MAX_AGG_VAR`] bytes is stored whole (variables and
     /// associative-array elements).
     pub(crate) fn storable_in(&mut self, e: TExpr, whole: bool) -> R<TExpr> {
+        if let Ty::Stack { .. } = e.ty {
+            return Err(Diagnostic::new(
+                Tag::D_OP_SOU,
+                e.span,
+                "stack( ) values cannot be stored (trace them, print them with %k or use them as keys)",
+            ));
+        }
         if !e.ty.is_agg() {
             return Ok(e);
         }

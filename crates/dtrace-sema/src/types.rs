@@ -200,6 +200,7 @@ pub fn type_name(table: &TypeTable, t: &Ty) -> String {
     match t {
         Ty::Int { id, .. } | Ty::Ptr { id } | Ty::Agg { id, .. } => table.name_of(*id),
         Ty::Str { .. } => "string".to_string(),
+        Ty::Stack { .. } => "stack".to_string(),
         Ty::Void => "void".to_string(),
     }
 }

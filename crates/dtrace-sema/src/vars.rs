@@ -385,8 +385,14 @@ impl<'a> Checker<'a> {
             self.depth = depth + i as u32;
             let t = self.expr(k);
             self.depth = depth;
-            let t = self.storable(t?)?;
-            if !(t.ty.is_int_or_ptr() || t.ty.is_str()) {
+            let t = t?;
+            // A stack is a key as it is (its frames are the key's bytes).
+            let t = if let Ty::Stack { .. } = t.ty {
+                t
+            } else {
+                self.storable(t)?
+            };
+            if !(t.ty.is_int_or_ptr() || t.ty.is_str() || matches!(t.ty, Ty::Stack { .. })) {
                 return Err(Diagnostic::new(
                     Tag::D_KEY_TYPE,
                     k.span,

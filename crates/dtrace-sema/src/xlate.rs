@@ -178,7 +178,7 @@ impl<'a> Checker<'a> {
                 },
             },
             Ty::Str { .. } => self.string_of(v).ok(),
-            Ty::Void => None,
+            Ty::Void | Ty::Stack { .. } => None,
         };
         match fits {
             Some(mut v) => {

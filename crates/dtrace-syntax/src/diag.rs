@@ -243,6 +243,9 @@ tags! {
     D_PCAP_SIZE,
     D_PRINT_SIZE,
     D_NOREG,
+    D_IF_SCALAR,
+    D_COMM_COMM,
+    D_ACT_NO_REC,
 }
 
 impl fmt::Display for Tag {

@@ -51,6 +51,29 @@ pub fn lookup(module: Option<&str>, name: &str) -> Option<u64> {
     find_in(BufReader::new(f), module, name)
 }
 
+/// Function symbols (text: `t`/`T`, and weak `w`/`W`) of kallsyms-formatted
+/// lines, with their module (None for the kernel itself).
+pub fn functions_in<R: BufRead>(lines: R) -> Vec<(u64, String, Option<String>)> {
+    let mut out = Vec::new();
+    for line in lines.lines() {
+        let Ok(line) = line else { break };
+        if let Some((addr, kind, name, module)) = parse_line(&line) {
+            if addr != 0 && matches!(kind, 't' | 'T' | 'w' | 'W') {
+                out.push((addr, name.to_string(), module.map(str::to_string)));
+            }
+        }
+    }
+    out
+}
+
+/// The kernel's function symbols from `/proc/kallsyms` (empty when unreadable).
+pub fn functions() -> Vec<(u64, String, Option<String>)> {
+    match File::open(KALLSYMS) {
+        Ok(f) => functions_in(BufReader::new(f)),
+        Err(_) => Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +91,18 @@ mod tests {
         assert_eq!(r(Some("ext4"), "helper"), Some(0xffffffffc0001000));
         assert_eq!(r(Some("vmlinux"), "helper"), None);
         assert_eq!(r(None, "nope"), None);
+        let f = functions_in(text.as_bytes());
+        assert_eq!(
+            f,
+            vec![
+                (0xffffffff81000000, "_stext".to_string(), None),
+                (
+                    0xffffffffc0001000,
+                    "helper".to_string(),
+                    Some("ext4".to_string())
+                ),
+            ]
+        );
         assert_eq!(
             parse_line("ffffffffc0001000 t helper\t[ext4]"),
             Some((0xffffffffc0001000, 't', "helper", Some("ext4")))

@@ -369,6 +369,11 @@ impl Dtrace {
                 .nspec
                 .clamp(1, dtrace_codegen::layout::MAX_NSPEC as u64) as u32,
             specsize: self.options.specsize.min(u32::MAX as u64) as u32,
+            stackframes: self
+                .options
+                .stackframes
+                .unwrap_or(dtrace_sema::DEFAULT_STACK_FRAMES)
+                .clamp(1, dtrace_sema::MAX_STACK_FRAMES),
             ..CompileOptions::default()
         }
     }
@@ -466,6 +471,12 @@ impl Dtrace {
             message: e.message,
             detail: None,
         })?;
+        if compiled.desc.destructive && !self.options.destructive {
+            return Err(ExecError {
+                message: "dtrace: could not enable tracing: Destructive actions not allowed".into(),
+                detail: None,
+            });
+        }
         let Some((sys, features)) = self.kernel.take() else {
             return Err(ExecError {
                 message: "dtrace: failed to initialize dtrace: the handle was opened without kernel access".into(),

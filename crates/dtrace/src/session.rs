@@ -84,10 +84,17 @@ impl Session {
                 Ok("sun") | Ok("sun-color") | Ok("dumb")
             ),
             testing: options.testing,
+            stackindent: Some(options.stackindent.min(u32::MAX as u64) as u32),
         };
+        let needs_symbols = uses_symbols(&compiled.desc);
+        let mut consumer = Consumer::new(compiled.desc, copts);
+        if needs_symbols {
+            consumer.set_symbols(kernel_symbols());
+        }
+        consumer.set_option_handler(setopt_handler(options.clone()));
         Ok(Session {
             rt,
-            consumer: Consumer::new(compiled.desc, copts),
+            consumer,
             exit_status: None,
             stopped: false,
             droptags: options.droptags,
@@ -241,4 +248,71 @@ impl Session {
         let _ = out.flush();
         Ok(self.exit_status.unwrap_or(0))
     }
+}
+
+/// Whether printing the program's output needs kernel symbols: a stack field
+/// (traced, a key, `%k`) or a `%a`/`%A` conversion.
+fn uses_symbols(desc: &dtrace_codegen::desc::ProgramDesc) -> bool {
+    use dtrace_codegen::desc::{ActionKind, ValueType};
+    let stack = |t: &ValueType| matches!(t, ValueType::Stack { .. });
+    let symbolic = |f: &str| {
+        dtrace_codegen::desc::Format::parse(f)
+            .map(|f| f.conversions().any(|c| matches!(c.ch, 'a' | 'A' | 'k')))
+            .unwrap_or(false)
+    };
+    desc.aggs
+        .values()
+        .any(|a| a.keys.iter().any(|k| stack(&k.ty)))
+        || desc.epids.values().flat_map(|e| &e.actions).any(|a| {
+            a.fields.iter().any(|f| stack(&f.ty))
+                || match &a.kind {
+                    ActionKind::Printf { format }
+                    | ActionKind::System { format }
+                    | ActionKind::Freopen { format } => symbolic(format),
+                    ActionKind::Printa {
+                        format: Some(format),
+                        ..
+                    } => symbolic(format),
+                    ActionKind::Symbol { .. } => true,
+                    _ => false,
+                }
+        })
+}
+
+/// The kernel's function symbols from kallsyms (empty when unreadable).
+fn kernel_symbols() -> dtrace_consumer::KernelSymbols {
+    let syms = dtrace_sys::kallsyms::functions()
+        .into_iter()
+        .map(|(addr, name, module)| dtrace_consumer::Symbol { addr, name, module })
+        .collect();
+    dtrace_consumer::KernelSymbols::new(syms)
+}
+
+/// `setopt()` while tracing, through the option table: an unknown name or a
+/// bad value is refused as libdtrace refuses it; a valid value of an option
+/// that cannot change while tracing is "Operation illegal when tracing is
+/// active"; a dynamic option changes what the consumer prints.
+fn setopt_handler(mut options: Options) -> dtrace_consumer::consume::SetOption {
+    use crate::options::{Stage, TABLE};
+    Box::new(move |name, value, copts| {
+        let spec = TABLE
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| crate::options::OptError::bad_name().0)?;
+        let mut next = options.clone();
+        (spec.set)(&mut next, value).map_err(|e| e.0)?;
+        if spec.stage != Stage::Dynamic {
+            return Err("Operation illegal when tracing is active".into());
+        }
+        options = next;
+        copts.quiet = options.quiet;
+        copts.aggsortkey = options.aggsortkey;
+        copts.aggsortrev = options.aggsortrev;
+        copts.aggsortpos = options.aggsortpos.unwrap_or(0);
+        copts.aggsortkeypos = options.aggsortkeypos.unwrap_or(0);
+        copts.rawbytes = options.rawbytes;
+        copts.aggpack = options.aggpack;
+        copts.stackindent = Some(options.stackindent.min(u32::MAX as u64) as u32);
+        Ok(())
+    })
 }

@@ -14,6 +14,18 @@ impl<'a> Gen<'a> {
             self.store_bytes(e, offset, *size);
             return;
         }
+        if let ValueType::Stack { frames, .. } = vt {
+            let v = self.expr(e);
+            let r = self.get(v, Reg::R2);
+            if r != Reg::R2 {
+                self.a.emit(Insn::mov64_reg(Reg::R2, r));
+            }
+            self.free(v);
+            self.a
+                .emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
+            self.copy_stack(Reg::R1, offset as i16, Reg::R2, *frames);
+            return;
+        }
         let v = self.expr(e);
         let r = self.get(v, Reg::R2);
         self.a
@@ -70,6 +82,15 @@ impl<'a> Gen<'a> {
             }
             TStmt::Speculate { id } => self.speculate_action(id, desc),
             TStmt::CommitDiscard { id, .. } => self.commit_discard_action(id, desc),
+            TStmt::Tracemem { .. }
+            | TStmt::FormatAction { .. }
+            | TStmt::Setopt { .. }
+            | TStmt::Ftruncate => self.control_action(s, desc),
+            TStmt::Symbol { addr, .. } => {
+                if let Some(f) = desc.fields.first() {
+                    self.store_field(addr, f.offset, &f.ty);
+                }
+            }
             // printa() has no fields: the record itself tells the consumer when.
             _ => {}
         }

@@ -1,5 +1,7 @@
 //! Recording actions: each writes its fields into the clause's reserved record.
 
+mod control;
 mod data;
 mod exit;
 mod speculate;
+mod stack;

@@ -1,0 +1,369 @@
+//! The actions beyond trace/printf/print/exit/printa, with DTrace's prototypes:
+//! `stack`, `tracemem`, `setopt`, `ftruncate`, `freopen`, `system`, `raise`,
+//! `stop`, and the ones Linux has no counterpart for (`panic`, `breakpoint`,
+//! `chill`, `pcap`), which are clear compile-time errors. `ustack` is checked
+//! here but belongs to user-space tracing.
+//!
+//! Destructive actions (`system raise stop chill panic breakpoint freopen`) mark
+//! the program; the facade refuses to enable it without `-w`.
+
+use crate::check::{Checker, R};
+use crate::expr::const_value;
+use crate::ir::*;
+use crate::printf::PrintfArg;
+use dtrace_syntax::ast::{self, ExprKind as K};
+use dtrace_syntax::{Diagnostic, Span, Tag};
+
+/// The actions this file checks.
+pub(crate) const CONTROL_ACTIONS: &[&str] = &[
+    "stack",
+    "ustack",
+    "tracemem",
+    "setopt",
+    "ftruncate",
+    "freopen",
+    "system",
+    "raise",
+    "stop",
+    "chill",
+    "panic",
+    "breakpoint",
+    "pcap",
+    "sym",
+    "func",
+    "mod",
+];
+
+/// The most frames `stack()` records (the kernel's default
+/// `kernel.perf_event_max_stack`).
+pub const MAX_STACK_FRAMES: u32 = 127;
+
+/// `stackframes`' default: dtrace's is 20.
+pub const DEFAULT_STACK_FRAMES: u32 = 20;
+
+/// The largest `tracemem()` size accepted (one record must hold it).
+const MAX_TRACEMEM: i64 = 1 << 16;
+
+const SIGSTOP: i64 = 19;
+
+fn proto_len(func: &str, passed: usize, expected: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Tag::D_PROTO_LEN,
+        span,
+        format!(
+            "{func}( ) prototype mismatch: {passed} arg{}passed, {expected} expected",
+            if passed == 1 { " " } else { "s " }
+        ),
+    )
+}
+
+fn arity(func: &str, n: usize, min: usize, max: usize, span: Span) -> R<()> {
+    if n < min {
+        let exp = if min == max {
+            format!("{min}")
+        } else {
+            format!("at least {min}")
+        };
+        return Err(proto_len(func, n, &exp, span));
+    }
+    if n > max {
+        let exp = if min == max {
+            format!("{max}")
+        } else {
+            format!("at most {max}")
+        };
+        return Err(proto_len(func, n, &exp, span));
+    }
+    Ok(())
+}
+
+fn unsupported(func: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Tag::D_UNKNOWN,
+        span,
+        format!("{func}( ) is not supported on Linux"),
+    )
+}
+
+impl<'a> Checker<'a> {
+    fn ctl_proto_arg(&self, func: &str, n: usize, proto: &str, arg: &TExpr) -> Diagnostic {
+        Diagnostic::new(
+            Tag::D_PROTO_ARG,
+            arg.span,
+            format!(
+                "{func}( ) argument #{n} is incompatible with prototype:\n\tprototype: {proto}\n\t argument: {}",
+                self.name(&arg.ty)
+            ),
+        )
+    }
+
+    /// An integer argument (prototype `proto`), converted to `int`.
+    fn int_arg(&mut self, func: &str, n: usize, proto: &str, a: &ast::Expr) -> R<TExpr> {
+        let v = self.expr(a)?;
+        if !v.ty.is_int() {
+            return Err(self.ctl_proto_arg(func, n, proto, &v));
+        }
+        Ok(crate::expr::convert(v, self.b.int))
+    }
+
+    /// A string argument (prototype `char *`).
+    fn str_arg(&mut self, func: &str, n: usize, a: &ast::Expr) -> R<TExpr> {
+        let v = self.expr(a)?;
+        match self.string_of(v) {
+            Ok(s) => Ok(s),
+            Err(v) => Err(self.ctl_proto_arg(func, n, "char *", &v)),
+        }
+    }
+
+    /// A frame count: a positive integer constant, at most [`MAX_STACK_FRAMES`].
+    fn frames_arg(&mut self, func: &str, a: &ast::Expr) -> R<u32> {
+        let v = self.expr(a)?;
+        if !v.ty.is_int() {
+            return Err(self.ctl_proto_arg(func, 1, "uint32_t", &v));
+        }
+        match const_value(&v) {
+            Some(n) if n > 0 => Ok((n as u64).min(MAX_STACK_FRAMES as u64) as u32),
+            _ => Err(Diagnostic::new(
+                Tag::D_STACK_SIZE,
+                v.span,
+                format!("{func}( ) argument #1 must be a non-zero positive integer constant"),
+            )),
+        }
+    }
+
+    /// `stack([frames])` as a value: an aggregation key, a printf `%k` argument,
+    /// or (as a statement) traced.
+    pub(crate) fn stack_expr(&mut self, args: &[ast::Expr], span: Span) -> R<TExpr> {
+        arity("stack", args.len(), 0, 1, span)?;
+        let frames = match args.first() {
+            Some(a) => self.frames_arg("stack", a)?,
+            None => self.opts.stackframes.clamp(1, MAX_STACK_FRAMES),
+        };
+        Ok(TExpr {
+            kind: TExprKind::Stack { frames },
+            ty: Ty::Stack { frames },
+            span,
+        })
+    }
+
+    /// The printf-style format and arguments of `system` and `freopen`.
+    fn format_args(
+        &mut self,
+        func: &str,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> R<(String, Vec<TExpr>)> {
+        let Some(first) = args.first() else {
+            return Err(proto_len(func, 0, "at least 1", span));
+        };
+        let K::Str(fmt) = &first.kind else {
+            return Err(Diagnostic::new(
+                Tag::D_PRINTF_ARG_FMT,
+                first.span,
+                format!("{func}( ) argument #1 must be a string constant"),
+            ));
+        };
+        let mut targs = Vec::new();
+        for a in &args[1..] {
+            targs.push(self.action_arg(a)?);
+        }
+        // freopen("") restores the original output: no format to check.
+        if fmt.is_empty() && func == "freopen" && targs.is_empty() {
+            return Ok((String::new(), Vec::new()));
+        }
+        let targs = self.check_printf(func, fmt, first.span, targs, span)?;
+        Ok((String::from_utf8_lossy(fmt).into_owned(), targs))
+    }
+
+    /// A printf-style argument: an aggregation is kept as such (a type error
+    /// with its own message); other actions named here are `void` values.
+    pub(crate) fn action_arg(&mut self, a: &ast::Expr) -> R<PrintfArg> {
+        if let K::Agg(_) = &a.kind {
+            return Ok(PrintfArg::Agg(a.span));
+        }
+        Ok(PrintfArg::Expr(self.expr(a)?))
+    }
+
+    /// A call of an action or an aggregating function inside an expression:
+    /// `stack()` is a value; another action is a `void` value inside an
+    /// action's arguments (so `trace(trace(1))` is D_TRACE_VOID), and anywhere
+    /// else D_CG_EXPR. Returns None for names that are not actions.
+    pub(crate) fn action_in_expr(
+        &mut self,
+        func: &str,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<R<TExpr>> {
+        if func == "stack" {
+            return Some(self.stack_expr(args, span));
+        }
+        if !(crate::actions::is_action(func) || crate::actions::is_aggfunc(func)) {
+            return None;
+        }
+        if self.action_args > 0 && crate::actions::is_action(func) {
+            return Some(Ok(TExpr {
+                kind: TExprKind::Int(0),
+                ty: Ty::Void,
+                span,
+            }));
+        }
+        Some(Err(Diagnostic::new(
+            Tag::D_CG_EXPR,
+            span,
+            format!("{func}( ) may not be called from a D expression (D program context required)"),
+        )))
+    }
+
+    pub(crate) fn control_action(
+        &mut self,
+        func: &str,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> R<TStmt> {
+        let n = args.len();
+        match func {
+            "stack" => Ok(TStmt::Trace {
+                value: self.stack_expr(args, span)?,
+            }),
+            "ustack" => {
+                arity(func, n, 0, 2, span)?;
+                for (i, a) in args.iter().enumerate() {
+                    let v = self.expr(a)?;
+                    if !v.ty.is_int() {
+                        return Err(self.ctl_proto_arg(func, i + 1, "uint32_t", &v));
+                    }
+                }
+                Err(Diagnostic::new(
+                    Tag::D_UNKNOWN,
+                    span,
+                    "ustack( ) is not supported yet: user stacks need user-space tracing",
+                ))
+            }
+            // sym(addr)/func(addr): the kernel symbol covering addr,
+            // `module`function`; mod(addr): its module.
+            "sym" | "func" | "mod" => {
+                arity(func, n, 1, 1, span)?;
+                let v = self.expr(&args[0])?;
+                if !v.ty.is_int_or_ptr() {
+                    return Err(self.ctl_proto_arg(func, 1, "_symaddr_t", &v));
+                }
+                let kind = if func == "mod" {
+                    SymbolKind::Module
+                } else {
+                    SymbolKind::Function
+                };
+                Ok(TStmt::Symbol {
+                    addr: crate::expr::convert(v, self.b.uint64_t),
+                    kind,
+                })
+            }
+            "tracemem" => {
+                arity(func, n, 2, 3, span)?;
+                let addr = self.expr(&args[0])?;
+                if !addr.ty.is_int_or_ptr() && !addr.ty.is_agg() {
+                    return Err(self.ctl_proto_arg(func, 1, "void *", &addr));
+                }
+                let size = self.expr(&args[1])?;
+                let size = match const_value(&size).filter(|_| size.ty.is_int()) {
+                    Some(v) if v > 0 => v.min(MAX_TRACEMEM) as u32,
+                    _ => {
+                        return Err(Diagnostic::new(
+                            Tag::D_TRACEMEM_SIZE,
+                            size.span,
+                            "tracemem( ) argument #2 must be a non-zero positive integral constant expression",
+                        ))
+                    }
+                };
+                let dynsize = match args.get(2) {
+                    Some(a) => {
+                        let v = self.expr(a)?;
+                        if !v.ty.is_int() {
+                            return Err(self.ctl_proto_arg(func, 3, "size_t", &v));
+                        }
+                        Some(crate::expr::convert(v, self.b.int64_t))
+                    }
+                    None => None,
+                };
+                Ok(TStmt::Tracemem {
+                    addr,
+                    size,
+                    dynsize,
+                })
+            }
+            "setopt" => {
+                arity(func, n, 1, 2, span)?;
+                let name = self.str_arg(func, 1, &args[0])?;
+                let value = match args.get(1) {
+                    Some(a) => Some(self.str_arg(func, 2, a)?),
+                    None => None,
+                };
+                Ok(TStmt::Setopt { name, value })
+            }
+            "ftruncate" => {
+                arity(func, n, 0, 0, span)?;
+                Ok(TStmt::Ftruncate)
+            }
+            "freopen" | "system" => {
+                let (format, args) = self.format_args(func, args, span)?;
+                if func == "freopen" && format == "." {
+                    return Err(Diagnostic::new(
+                        Tag::D_FREOPEN_INVALID,
+                        span,
+                        "freopen( ) argument #1 cannot be \".\"",
+                    ));
+                }
+                self.out.destructive = true;
+                let action = if func == "system" {
+                    FormatAction::System
+                } else {
+                    FormatAction::Freopen
+                };
+                Ok(TStmt::FormatAction {
+                    action,
+                    format,
+                    args,
+                })
+            }
+            "raise" => {
+                arity(func, n, 1, 1, span)?;
+                let sig = self.int_arg(func, 1, "int", &args[0])?;
+                self.out.destructive = true;
+                Ok(TStmt::Raise { sig })
+            }
+            "stop" => {
+                arity(func, n, 0, 0, span)?;
+                self.out.destructive = true;
+                Ok(TStmt::Raise {
+                    sig: TExpr {
+                        kind: TExprKind::Int(SIGSTOP),
+                        ty: self.b.int,
+                        span,
+                    },
+                })
+            }
+            "chill" => {
+                arity(func, n, 1, 1, span)?;
+                self.int_arg(func, 1, "int", &args[0])?;
+                Err(unsupported(func, span))
+            }
+            "panic" | "breakpoint" => {
+                arity(func, n, 0, 0, span)?;
+                Err(unsupported(func, span))
+            }
+            _ => {
+                // pcap(void *, int): the packet capture needs the kernel's
+                // skb layout; not supported.
+                arity(func, n, 2, 2, span)?;
+                let p = self.expr(&args[0])?;
+                if !p.ty.is_int_or_ptr() {
+                    return Err(self.ctl_proto_arg(func, 1, "void *", &p));
+                }
+                let proto = self.expr(&args[1])?;
+                if !proto.ty.is_int() {
+                    return Err(self.ctl_proto_arg(func, 2, "int", &proto));
+                }
+                Err(unsupported(func, span))
+            }
+        }
+    }
+}

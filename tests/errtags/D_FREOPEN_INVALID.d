@@ -1,0 +1,5 @@
+BEGIN
+{
+	/* The current directory is not a file to write to. */
+	freopen(".");
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	/* A stack of no frames. */
+	stack(0);
+}

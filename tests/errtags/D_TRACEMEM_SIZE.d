@@ -1,0 +1,5 @@
+BEGIN
+{
+	/* Zero bytes of memory. */
+	tracemem(curthread, 0);
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	/* Linux has no kernel debugger entry from BPF. */
+	breakpoint();
+}
