@@ -2,45 +2,13 @@
 //! associative arrays, read-modify-write operators on array elements, variables
 //! read before any assignment, and storage-class-only declarations.
 
-use dtrace_ctypes::TypeTable;
-use dtrace_sema::{
-    check, CompileOptions, ProbeInfo, ProbeKind, TExprKind, TStmt, Ty, TypedProgram,
-};
-use dtrace_syntax::ast::Item;
-use dtrace_syntax::{parse, Diagnostic, ParseOptions, SourceKind, SourceMap, Tag};
-use std::collections::HashMap;
+use dtrace_sema::{CompileOptions, TExprKind, TStmt, Ty, TypedProgram};
+use dtrace_syntax::{Diagnostic, Tag};
+
+mod common;
 
 fn run(src: &str) -> Result<TypedProgram, Diagnostic> {
-    let mut map = SourceMap::new();
-    let id = map.add(SourceKind::ProbeSpecifier, src.to_string());
-    let args: Vec<String> = Vec::new();
-    let vars: HashMap<String, String> = HashMap::new();
-    let mut t = TypeTable::with_builtins();
-    let is_type = |n: &str| t.lookup(n).is_some();
-    let opts = ParseOptions {
-        macro_args: &args,
-        macro_vars: &vars,
-        defaultargs: false,
-        is_type_name: &is_type,
-    };
-    let prog = parse(&map, id, &opts).expect("parses");
-    let n = prog
-        .items
-        .iter()
-        .filter(|i| matches!(i, Item::Clause(_)))
-        .count();
-    let begin = ProbeInfo {
-        id: 1,
-        provider: "dtrace".into(),
-        module: String::new(),
-        function: String::new(),
-        name: "BEGIN".into(),
-        kind: ProbeKind::Begin,
-        arg_types: Vec::new(),
-        fields: Vec::new(),
-    };
-    let probes = vec![vec![begin]; n];
-    check(&prog, &probes, &mut t, &CompileOptions::default())
+    common::check_with(src, &CompileOptions::default())
 }
 
 fn ok(src: &str) -> TypedProgram {

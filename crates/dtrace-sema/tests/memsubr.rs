@@ -1,48 +1,13 @@
 //! The memory subroutines: prototypes, alloca-pointer rules and the typed forms
 //! codegen receives.
 
-use dtrace_ctypes::TypeTable;
-use dtrace_sema::{
-    check, CompileOptions, LValue, ProbeInfo, ProbeKind, TExpr, TExprKind, TStmt, Ty, TypedProgram,
-};
-use dtrace_syntax::ast::Item;
-use dtrace_syntax::{parse, Diagnostic, ParseOptions, SourceKind, SourceMap, Tag};
-use std::collections::HashMap;
+use dtrace_sema::{CompileOptions, LValue, TExpr, TExprKind, TStmt, Ty, TypedProgram};
+use dtrace_syntax::{Diagnostic, Tag};
 
-fn begin() -> ProbeInfo {
-    ProbeInfo {
-        id: 1,
-        provider: "dtrace".into(),
-        module: String::new(),
-        function: String::new(),
-        name: "BEGIN".into(),
-        kind: ProbeKind::Begin,
-        arg_types: Vec::new(),
-        fields: Vec::new(),
-    }
-}
+mod common;
 
 fn run_with(src: &str, opts: &CompileOptions) -> Result<TypedProgram, Diagnostic> {
-    let mut map = SourceMap::new();
-    let id = map.add(SourceKind::ProbeSpecifier, src.to_string());
-    let args: Vec<String> = Vec::new();
-    let vars: HashMap<String, String> = HashMap::new();
-    let is_type = |_: &str| false;
-    let popts = ParseOptions {
-        macro_args: &args,
-        macro_vars: &vars,
-        defaultargs: false,
-        is_type_name: &is_type,
-    };
-    let prog = parse(&map, id, &popts).expect("parses");
-    let n = prog
-        .items
-        .iter()
-        .filter(|i| matches!(i, Item::Clause(_)))
-        .count();
-    let probes = vec![vec![begin()]; n];
-    let mut t = TypeTable::with_builtins();
-    check(&prog, &probes, &mut t, opts)
+    common::check_with(src, opts)
 }
 
 fn run(src: &str) -> Result<TypedProgram, Diagnostic> {

@@ -1,49 +1,13 @@
 //! The string subroutines' prototypes: result types, argument conversions and the
 //! D_PROTO_LEN / D_PROTO_ARG errors with DTrace's wording.
 
-use dtrace_ctypes::TypeTable;
-use dtrace_sema::{
-    check, CompileOptions, ProbeInfo, ProbeKind, StrFunc, TExpr, TExprKind, TStmt, Ty, TypedProgram,
-};
-use dtrace_syntax::ast::Item;
-use dtrace_syntax::{parse, Diagnostic, ParseOptions, SourceKind, SourceMap, Tag};
-use std::collections::HashMap;
+use dtrace_sema::{CompileOptions, StrFunc, TExpr, TExprKind, TStmt, Ty, TypedProgram};
+use dtrace_syntax::{Diagnostic, Tag};
+
+mod common;
 
 fn run(src: &str) -> Result<TypedProgram, Diagnostic> {
-    let mut map = SourceMap::new();
-    let id = map.add(SourceKind::ProbeSpecifier, src.to_string());
-    let args: Vec<String> = Vec::new();
-    let vars: HashMap<String, String> = HashMap::new();
-    let mut t = TypeTable::with_builtins();
-    let is_type = |n: &str| t.lookup(n).is_some();
-    let opts = ParseOptions {
-        macro_args: &args,
-        macro_vars: &vars,
-        defaultargs: false,
-        is_type_name: &is_type,
-    };
-    let prog = parse(&map, id, &opts).expect("parses");
-    let n = prog
-        .items
-        .iter()
-        .filter(|i| matches!(i, Item::Clause(_)))
-        .count();
-    let begin = ProbeInfo {
-        id: 1,
-        provider: "dtrace".into(),
-        module: String::new(),
-        function: String::new(),
-        name: "BEGIN".into(),
-        kind: ProbeKind::Begin,
-        arg_types: Vec::new(),
-        fields: Vec::new(),
-    };
-    check(
-        &prog,
-        &vec![vec![begin]; n],
-        &mut t,
-        &CompileOptions::default(),
-    )
+    common::check_with(src, &CompileOptions::default())
 }
 
 fn err(src: &str) -> (Tag, String) {
