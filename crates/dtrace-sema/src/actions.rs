@@ -4,6 +4,7 @@
 use crate::check::{Checker, R};
 use crate::expr::const_value;
 use crate::ir::*;
+use crate::proto::len_mismatch as proto_len;
 use dtrace_syntax::ast::{self, ExprKind as K};
 use dtrace_syntax::{Diagnostic, Span, Tag};
 
@@ -40,27 +41,9 @@ pub(crate) fn is_aggfunc(name: &str) -> bool {
     AGGFUNCS.contains(&name)
 }
 
-fn proto_len(func: &str, passed: usize, expected: &str, span: Span) -> Diagnostic {
-    Diagnostic::new(
-        Tag::D_PROTO_LEN,
-        span,
-        format!(
-            "{func}( ) prototype mismatch: {passed} arg{}passed, {expected} expected",
-            if passed == 1 { " " } else { "s " }
-        ),
-    )
-}
-
 impl<'a> Checker<'a> {
     fn proto_arg(&self, func: &str, n: usize, proto: &str, arg: &TExpr) -> Diagnostic {
-        Diagnostic::new(
-            Tag::D_PROTO_ARG,
-            arg.span,
-            format!(
-                "{func}( ) argument #{n} is incompatible with prototype:\n\tprototype: {proto}\n\t argument: {}",
-                self.name(&arg.ty)
-            ),
-        )
+        crate::proto::arg_mismatch(func, n, proto, &self.name(&arg.ty), arg.span)
     }
 
     pub(crate) fn action(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TStmt> {

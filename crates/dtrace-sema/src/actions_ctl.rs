@@ -11,6 +11,7 @@ use crate::check::{Checker, R};
 use crate::expr::const_value;
 use crate::ir::*;
 use crate::printf::PrintfArg;
+use crate::proto::len_mismatch as proto_len;
 use dtrace_syntax::ast::{self, ExprKind as K};
 use dtrace_syntax::{Diagnostic, Span, Tag};
 
@@ -46,17 +47,6 @@ const MAX_TRACEMEM: i64 = 1 << 16;
 
 const SIGSTOP: i64 = 19;
 
-fn proto_len(func: &str, passed: usize, expected: &str, span: Span) -> Diagnostic {
-    Diagnostic::new(
-        Tag::D_PROTO_LEN,
-        span,
-        format!(
-            "{func}( ) prototype mismatch: {passed} arg{}passed, {expected} expected",
-            if passed == 1 { " " } else { "s " }
-        ),
-    )
-}
-
 fn arity(func: &str, n: usize, min: usize, max: usize, span: Span) -> R<()> {
     if n < min {
         let exp = if min == max {
@@ -87,14 +77,7 @@ fn unsupported(func: &str, span: Span) -> Diagnostic {
 
 impl<'a> Checker<'a> {
     fn ctl_proto_arg(&self, func: &str, n: usize, proto: &str, arg: &TExpr) -> Diagnostic {
-        Diagnostic::new(
-            Tag::D_PROTO_ARG,
-            arg.span,
-            format!(
-                "{func}( ) argument #{n} is incompatible with prototype:\n\tprototype: {proto}\n\t argument: {}",
-                self.name(&arg.ty)
-            ),
-        )
+        crate::proto::arg_mismatch(func, n, proto, &self.name(&arg.ty), arg.span)
     }
 
     /// An integer argument (prototype `proto`), converted to `int`.

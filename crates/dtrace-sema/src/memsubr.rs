@@ -15,6 +15,7 @@
 use crate::check::{Checker, R};
 use crate::expr::{convert, mk};
 use crate::ir::*;
+use crate::proto::len_mismatch as proto_len;
 use dtrace_syntax::ast;
 use dtrace_syntax::{Diagnostic, Span, Tag};
 
@@ -58,17 +59,6 @@ impl Param {
             Param::Str => "string",
         }
     }
-}
-
-fn proto_len(func: &str, passed: usize, expected: &str, span: Span) -> Diagnostic {
-    Diagnostic::new(
-        Tag::D_PROTO_LEN,
-        span,
-        format!(
-            "{func}( ) prototype mismatch: {passed} arg{}passed, {expected} expected",
-            if passed == 1 { " " } else { "s " }
-        ),
-    )
 }
 
 /// Whether `e` is the null pointer constant (compatible with any pointer).

@@ -246,14 +246,7 @@ impl<'a> Checker<'a> {
             String::new()
         };
         if !expected.is_empty() {
-            return Err(Diagnostic::new(
-                Tag::D_PROTO_LEN,
-                span,
-                format!(
-                    "{func}( ) prototype mismatch: {n} arg{}passed, {expected} expected",
-                    if n == 1 { " " } else { "s " }
-                ),
-            ));
+            return Err(len_mismatch(func, n, &expected, span));
         }
         for (i, (param, arg)) in ps.params.iter().zip(args).enumerate() {
             if *param == Param::Any {
@@ -333,6 +326,37 @@ pub(crate) fn undefined(func: &str, span: Span) -> Diagnostic {
 /// The integer constant 0, which DTrace accepts for any pointer.
 fn is_zero(e: &ast::Expr) -> bool {
     matches!(&e.kind, K::Int { value: 0, .. })
+}
+
+/// D_PROTO_LEN in DTrace's words: `f( ) prototype mismatch: N args passed,
+/// E expected` (`E` as "2", "at least 1", "at most 3").
+pub(crate) fn len_mismatch(func: &str, passed: usize, expected: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Tag::D_PROTO_LEN,
+        span,
+        format!(
+            "{func}( ) prototype mismatch: {passed} arg{}passed, {expected} expected",
+            if passed == 1 { " " } else { "s " }
+        ),
+    )
+}
+
+/// D_PROTO_ARG in DTrace's words, with its tab-indented prototype and
+/// argument lines.
+pub(crate) fn arg_mismatch(
+    func: &str,
+    n: usize,
+    proto: &str,
+    shown: &str,
+    span: Span,
+) -> Diagnostic {
+    Diagnostic::new(
+        Tag::D_PROTO_ARG,
+        span,
+        format!(
+            "{func}( ) argument #{n} is incompatible with prototype:\n\tprototype: {proto}\n\t argument: {shown}"
+        ),
+    )
 }
 
 #[cfg(test)]

@@ -357,21 +357,7 @@ impl<'a> Checker<'a> {
                 ),
             ));
         };
-        let [i] = index else {
-            return Err(Diagnostic::new(
-                Tag::D_ARR_BADREF,
-                span,
-                "arrays and pointers take exactly one index",
-            ));
-        };
-        let iv = self.expr(i)?;
-        if !iv.ty.is_int() {
-            return Err(Diagnostic::new(
-                Tag::D_OP_INT,
-                i.span,
-                "array index must be of integral type",
-            ));
-        }
+        let iv = self.one_index(index, span)?;
         let iv = match b.ty {
             Ty::Agg { id, .. } => self.bounded_index(id, iv, span)?,
             _ => iv,
@@ -409,8 +395,8 @@ impl<'a> Checker<'a> {
         Ok(mk(k, long, span))
     }
 
-    /// `s[i]` on a string: a `char` of its buffer.
-    fn str_index(&mut self, s: TExpr, index: &[ast::Expr], span: Span) -> R<TExpr> {
+    /// The one integer index of an array, pointer or string subscript.
+    fn one_index(&mut self, index: &[ast::Expr], span: Span) -> R<TExpr> {
         let [i] = index else {
             return Err(Diagnostic::new(
                 Tag::D_ARR_BADREF,
@@ -426,6 +412,12 @@ impl<'a> Checker<'a> {
                 "array index must be of integral type",
             ));
         }
+        Ok(iv)
+    }
+
+    /// `s[i]` on a string: a `char` of its buffer.
+    fn str_index(&mut self, s: TExpr, index: &[ast::Expr], span: Span) -> R<TExpr> {
+        let iv = self.one_index(index, span)?;
         let iv = convert(iv, self.b.long);
         let k = TExprKind::StrIndex {
             s: Box::new(s),

@@ -20,6 +20,7 @@
 
 use crate::check::{Checker, R};
 use crate::ir::*;
+use crate::proto::len_mismatch as proto_len;
 use dtrace_syntax::ast;
 use dtrace_syntax::{Diagnostic, Span, Tag};
 
@@ -146,17 +147,6 @@ impl ClauseFlags {
             self.error = e;
         }
     }
-}
-
-fn proto_len(func: &str, passed: usize, expected: &str, span: Span) -> Diagnostic {
-    Diagnostic::new(
-        Tag::D_PROTO_LEN,
-        span,
-        format!(
-            "{func}( ) prototype mismatch: {passed} arg{}passed, {expected} expected",
-            if passed == 1 { " " } else { "s " }
-        ),
-    )
 }
 
 impl<'a> Checker<'a> {

@@ -9,7 +9,7 @@ use crate::check::{Checker, R};
 use crate::expr::{const_value, convert, mk};
 use crate::ir::*;
 use dtrace_syntax::ast;
-use dtrace_syntax::{Diagnostic, Span, Tag};
+use dtrace_syntax::{Diagnostic, Span};
 
 /// A parameter's kind, named in messages as DTrace names it.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -81,14 +81,7 @@ fn proto_len(func: &str, passed: usize, min: usize, max: usize, span: Span) -> D
     } else {
         format!("at most {max}")
     };
-    Diagnostic::new(
-        Tag::D_PROTO_LEN,
-        span,
-        format!(
-            "{func}( ) prototype mismatch: {passed} arg{}passed, {expected} expected",
-            if passed == 1 { " " } else { "s " }
-        ),
-    )
+    crate::proto::len_mismatch(func, passed, &expected, span)
 }
 
 /// Whether `e` is a null pointer constant (`NULL`, `0`, `(char *)0`).
@@ -143,15 +136,7 @@ impl<'a> Checker<'a> {
     /// Argument `n` checked against parameter `p` and converted to it.
     fn subr_arg(&mut self, func: &str, n: usize, p: Param, v: TExpr) -> R<TExpr> {
         let bad = |c: &Checker, v: &TExpr| {
-            Diagnostic::new(
-                Tag::D_PROTO_ARG,
-                v.span,
-                format!(
-                    "{func}( ) argument #{n} is incompatible with prototype:\n\tprototype: {}\n\t argument: {}",
-                    p.name(),
-                    c.name(&v.ty)
-                ),
-            )
+            crate::proto::arg_mismatch(func, n, p.name(), &c.name(&v.ty), v.span)
         };
         match p {
             Param::Str => {

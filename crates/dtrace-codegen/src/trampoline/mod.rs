@@ -33,6 +33,17 @@ pub fn state_check(a: &mut Asm, l: &Layout, out: Label) {
     a.jmp_imm(JmpOp::Ne, Reg::R1, layout::STATE_ACTIVE, out);
 }
 
+/// The start of a trampoline for one probe: keep the context, return unless
+/// tracing is active (and, with `-x cpu`, on that CPU), find dctx and set the
+/// probe's id and index.
+pub fn prologue(a: &mut Asm, l: &Layout, out: Label, probe_id: u32, index: u32) {
+    a.emit(Insn::mov64_reg(CTX, Reg::R1));
+    state_check(a, l, out);
+    cpu_check(a, l, out);
+    dctx_lookup(a, l, out);
+    set_probe(a, probe_id, index);
+}
+
 /// With `-x cpu=N`: `if cpu != N goto out` (probes other than BEGIN/END).
 pub fn cpu_check(a: &mut Asm, l: &Layout, out: Label) {
     if let Some(cpu) = l.only_cpu {

@@ -2,10 +2,7 @@
 //! arg0 is the kernel PC (0 in user mode), arg1 the user PC (0 in kernel mode),
 //! from the sample's pt_regs (x86_64: ip at 128, cs at 136).
 
-use super::{
-    cpu_check, dctx_lookup, dispatch, epilogue, set_probe, state_check, zero_args, Dispatch, CTX,
-    DC,
-};
+use super::{dispatch, epilogue, prologue, zero_args, Dispatch, CTX, DC};
 use crate::asm::Asm;
 use crate::layout::{self, Layout};
 use dtrace_bpf::{AluOp, Insn, JmpOp, Reg, Size};
@@ -16,11 +13,7 @@ const PT_REGS_CS: i16 = 136;
 pub fn build(l: &Layout, probe_id: u32, index: u32, args: bool, d: &Dispatch) -> Asm {
     let mut a = Asm::new();
     let out = a.label();
-    a.emit(Insn::mov64_reg(CTX, Reg::R1));
-    state_check(&mut a, l, out);
-    cpu_check(&mut a, l, out);
-    dctx_lookup(&mut a, l, out);
-    set_probe(&mut a, probe_id, index);
+    prologue(&mut a, l, out, probe_id, index);
     if args {
         zero_args(&mut a);
         let user = a.label();

@@ -3,10 +3,7 @@
 //! [`RecordField`] says: scalars by value (sign-extended when the field is
 //! signed), arrays and `__data_loc` data by their address in the record.
 
-use super::{
-    cpu_check, dctx_lookup, dispatch, epilogue, set_probe, state_check, zero_args, Dispatch, CTX,
-    DC,
-};
+use super::{dispatch, epilogue, prologue, zero_args, Dispatch, CTX, DC};
 use crate::asm::Asm;
 use crate::layout::{self, Layout};
 use dtrace_bpf::{AluOp, Insn, Reg, Size};
@@ -22,11 +19,7 @@ pub fn build(
 ) -> Asm {
     let mut a = Asm::new();
     let out = a.label();
-    a.emit(Insn::mov64_reg(CTX, Reg::R1));
-    state_check(&mut a, l, out);
-    cpu_check(&mut a, l, out);
-    dctx_lookup(&mut a, l, out);
-    set_probe(&mut a, probe_id, index);
+    prologue(&mut a, l, out, probe_id, index);
     if args {
         zero_args(&mut a);
         for (i, f) in fields.iter().take(10).enumerate() {
