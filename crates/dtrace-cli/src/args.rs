@@ -11,8 +11,8 @@ pub const EXIT_USAGE: i32 = 2;
 
 /// Options that take an argument; every other option letter is a flag.
 /// `3` and `6` take one so that `-32`/`-64` parse as getopt does.
-const WITH_ARGUMENT: &str = "36bcDfiILmnopPsUxX";
-const FLAGS: &str = "aACeFGhHlqSvVwZ";
+pub(crate) const WITH_ARGUMENT: &str = "36bcDfiILmnopPsUxX";
+pub(crate) const FLAGS: &str = "aACeFGhHlqSvVwZ";
 
 /// What dtrace is asked to do; at most one of -A -G -h -l -V may be given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,6 +2,8 @@
 //! the command line.
 
 mod args;
+#[cfg(test)]
+mod docs_check;
 mod header;
 mod output;
 mod run;
