@@ -182,6 +182,146 @@ pub fn summarize_log(log: &str) -> (Option<usize>, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dtrace_codegen::{Attach, MapReloc};
+    use dtrace_sys::fake::FakeSys;
+    use dtrace_sys::sys::Cmd;
+    use std::sync::Arc;
+
+    fn fake() -> (Arc<FakeSys>, SysRef) {
+        let fake = Arc::new(FakeSys::new());
+        let sys: SysRef = fake.clone();
+        (fake, sys)
+    }
+
+    fn spec(name: &str, kind: MapKind, max_entries: u32) -> MapSpec {
+        MapSpec {
+            name: name.into(),
+            kind,
+            key_size: 4,
+            value_size: 8,
+            max_entries,
+            flags: 0,
+            initial: Vec::new(),
+            freeze: false,
+        }
+    }
+
+    fn program(insns: Vec<Insn>, relocs: Vec<MapReloc>) -> BpfProgram {
+        let span = dtrace_syntax::Span::default();
+        BpfProgram {
+            name: "dt_clause_1".into(),
+            prog_type: dtrace_codegen::ProgType::RawTracepoint,
+            attach: Attach::Begin,
+            insns,
+            relocs,
+            clause_ranges: vec![(0..2, 0, span), (2..8, 1, span)],
+        }
+    }
+
+    #[test]
+    fn a_map_gets_its_initial_entries_then_is_frozen() {
+        let (fake, sys) = fake();
+        let mut s = spec("strtab", MapKind::Array, 4);
+        s.initial = vec![(1u32.to_ne_bytes().to_vec(), 9u64.to_ne_bytes().to_vec())];
+        s.freeze = true;
+        let m = create_map(&sys, &s);
+        assert!(m.is_ok(), "{:?}", m.err());
+        let entries = fake.entries("strtab").unwrap_or_default();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(fake.frozen("strtab"), Some(true));
+    }
+
+    #[test]
+    fn a_ring_buffer_is_a_power_of_two_pages() {
+        let (_fake, sys) = fake();
+        let m = create_map(&sys, &spec("rb", MapKind::Ringbuf, 5000));
+        assert_eq!(m.ok().map(|m| m.spec().max_entries), Some(8192));
+    }
+
+    #[test]
+    fn a_map_the_kernel_refuses_names_the_map() {
+        let (fake, sys) = fake();
+        fake.fail(Cmd::MapCreate, 1); // EPERM
+        let err = create_map(&sys, &spec("aggs", MapKind::Hash, 16)).err();
+        assert_eq!(
+            err.map(|e| e.to_string()).as_deref(),
+            Some("failed to create map aggs: failed to create BPF map 'aggs': Operation not permitted")
+        );
+    }
+
+    #[test]
+    fn map_references_are_patched_to_fds() {
+        let (fake, sys) = fake();
+        let maps: Vec<MapFd> = ["m0", "m1"]
+            .iter()
+            .filter_map(|n| create_map(&sys, &spec(n, MapKind::Array, 1)).ok())
+            .collect();
+        assert_eq!(maps.len(), 2);
+        let [a0, a1] = Insn::ld_map_idx(Reg::R1, 1);
+        let [b0, b1] = Insn::ld_map_idx_value(Reg::R2, 0, 0);
+        let insns = vec![a0, a1, b0, b1, Insn::mov64_imm(Reg::R0, 0), Insn::exit()];
+        let relocs = vec![
+            MapReloc {
+                insn: 0,
+                map: 1,
+                kind: RelocKind::Fd,
+            },
+            MapReloc {
+                insn: 2,
+                map: 0,
+                kind: RelocKind::Value { offset: 24 },
+            },
+        ];
+        let r = load_program(&sys, &program(insns, relocs), &maps, None);
+        assert!(r.is_ok(), "{:?}", r.err());
+        let loaded = fake.loaded();
+        assert_eq!(loaded.len(), 1);
+        assert_eq!(loaded[0].name, "dt_clause_1");
+        assert_eq!(loaded[0].imm(0), Some(maps[1].as_raw_fd()));
+        assert_eq!(loaded[0].imm(2), Some(maps[0].as_raw_fd()));
+        assert_eq!(loaded[0].imm(3), Some(24));
+    }
+
+    #[test]
+    fn a_reference_to_a_missing_map_is_an_error() {
+        let (_fake, sys) = fake();
+        let [a0, a1] = Insn::ld_map_idx(Reg::R1, 3);
+        let relocs = vec![MapReloc {
+            insn: 0,
+            map: 3,
+            kind: RelocKind::Fd,
+        }];
+        let insns = vec![a0, a1, Insn::mov64_imm(Reg::R0, 0), Insn::exit()];
+        let err = load_program(&sys, &program(insns, relocs), &[], None).err();
+        assert!(
+            matches!(err, Some(RuntimeError::Load { ref message, .. })
+            if message == "relocation names unknown map 3"),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn a_rejection_names_the_clause_of_the_failing_instruction() {
+        let (fake, sys) = fake();
+        fake.reject_programs(
+            "func#0 @0\n3: R1=ctx() R10=fp0\n3: (79) r1 = *(u64 *)(r10 +0)\ninvalid read from stack off 0+0 size 8\nprocessed 4 insns\n",
+            0,
+        );
+        let insns = vec![Insn::mov64_imm(Reg::R0, 0), Insn::exit()];
+        let err = load_program(&sys, &program(insns, Vec::new()), &[], None).err();
+        let Some(RuntimeError::Load {
+            clause,
+            message,
+            log,
+            ..
+        }) = err
+        else {
+            panic!("expected a load error, got {err:?}");
+        };
+        assert_eq!(clause, Some(1));
+        assert_eq!(message, "invalid read from stack off 0+0 size 8");
+        assert!(log.is_some_and(|l| l.contains("func#0")));
+    }
 
     #[test]
     fn log_summary_finds_the_failing_instruction() {

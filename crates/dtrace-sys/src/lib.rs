@@ -13,6 +13,8 @@
 //! - [`tracefs`]: finding (or mounting) tracefs, tracepoint ids.
 //! - [`kallsyms`]: kernel symbol addresses from `/proc/kallsyms`.
 //! - [`features`]: probing what this kernel allows, once ([`Features`]).
+//! - `fake` (tests, or the `fake` feature): `FakeSys`, an in-memory kernel for
+//!   unit tests above the choke point.
 //! - [`introspect`]: listing the programs loaded in the kernel (for leak tests).
 //!
 //! **Architecture invariant: every kernel object is an owned handle that releases
@@ -22,6 +24,8 @@
 pub mod btf;
 pub mod clock;
 pub mod cpu;
+#[cfg(any(test, feature = "fake"))]
+pub mod fake;
 pub mod features;
 pub mod introspect;
 pub mod kallsyms;

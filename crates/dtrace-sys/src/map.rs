@@ -121,16 +121,16 @@ pub struct MapFd {
 }
 
 // uapi offsets of `union bpf_attr` members used here.
-const CREATE_TYPE: usize = 0;
-const CREATE_KEY_SIZE: usize = 4;
-const CREATE_VALUE_SIZE: usize = 8;
-const CREATE_MAX_ENTRIES: usize = 12;
+pub(crate) const CREATE_TYPE: usize = 0;
+pub(crate) const CREATE_KEY_SIZE: usize = 4;
+pub(crate) const CREATE_VALUE_SIZE: usize = 8;
+pub(crate) const CREATE_MAX_ENTRIES: usize = 12;
 const CREATE_FLAGS: usize = 16;
-const CREATE_NAME: usize = 28;
-const ELEM_FD: usize = 0;
-const ELEM_KEY: usize = 8;
-const ELEM_VALUE: usize = 16;
-const ELEM_FLAGS: usize = 24;
+pub(crate) const CREATE_NAME: usize = 28;
+pub(crate) const ELEM_FD: usize = 0;
+pub(crate) const ELEM_KEY: usize = 8;
+pub(crate) const ELEM_VALUE: usize = 16;
+pub(crate) const ELEM_FLAGS: usize = 24;
 const BATCH_IN: usize = 0;
 const BATCH_OUT: usize = 8;
 const BATCH_KEYS: usize = 16;

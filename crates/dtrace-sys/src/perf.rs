@@ -301,54 +301,16 @@ impl AsFd for PerfEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fake::{Call, FakeSys};
     use crate::prog::{ProgSpec, ProgType};
-    use crate::sys::Sys;
     use dtrace_bpf::{Insn, Reg};
-    use std::os::fd::IntoRawFd;
-    use std::sync::{Arc, Mutex};
-
-    /// A kernel without BPF links: records the perf ioctls it is asked for.
-    #[derive(Debug, Default)]
-    struct NoLinks {
-        ioctls: Mutex<Vec<PerfIoctl>>,
-    }
-
-    fn devnull() -> Result<OwnedFd, Errno> {
-        std::fs::File::open("/dev/null")
-            .map(OwnedFd::from)
-            .map_err(|_| Errno(libc::EMFILE))
-    }
-
-    impl Sys for NoLinks {
-        unsafe fn bpf(&self, cmd: Cmd, _attr: &mut Attr) -> Result<i64, Errno> {
-            match cmd {
-                Cmd::ProgLoad => Ok(devnull()?.into_raw_fd() as i64),
-                _ => Err(Errno(libc::EINVAL)),
-            }
-        }
-
-        fn perf_event_open(
-            &self,
-            _: &PerfAttr,
-            _: i32,
-            _: i32,
-            _: i32,
-            _: u64,
-        ) -> Result<OwnedFd, Errno> {
-            devnull()
-        }
-
-        fn perf_ioctl(&self, _: BorrowedFd<'_>, op: PerfIoctl) -> Result<(), Errno> {
-            if let Ok(mut v) = self.ioctls.lock() {
-                v.push(op);
-            }
-            Ok(())
-        }
-    }
+    use std::sync::Arc;
 
     #[test]
     fn falls_back_to_set_bpf_and_disables_on_drop() {
-        let fake = Arc::new(NoLinks::default());
+        // A kernel without BPF links.
+        let fake = Arc::new(FakeSys::new());
+        fake.fail(Cmd::LinkCreate, libc::EINVAL);
         let sys: SysRef = fake.clone();
         let insns = [Insn::mov64_imm(Reg::R0, 0), Insn::exit()];
         let prog = ProgFd::load(&sys, &ProgSpec::new(ProgType::PerfEvent, "p", &insns));
@@ -357,7 +319,15 @@ mod tests {
         };
         let mut ev = PerfEvent::cpu_clock(&sys, 1000, 0).ok();
         assert!(ev.as_mut().is_some_and(|e| e.attach(&prog, 7).is_ok()));
-        let log = || fake.ioctls.lock().map(|v| v.clone()).unwrap_or_default();
+        let log = || {
+            fake.calls()
+                .into_iter()
+                .filter_map(|c| match c {
+                    Call::PerfIoctl(op) => Some(op),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
         let set = PerfIoctl::SetBpf(prog.as_raw_fd());
         assert_eq!(log(), vec![set, PerfIoctl::Enable]);
         drop(ev);

@@ -124,13 +124,13 @@ impl ProgError {
 
 // uapi offsets of `union bpf_attr` members used here.
 const LOAD_TYPE: usize = 0;
-const LOAD_INSN_CNT: usize = 4;
-const LOAD_INSNS: usize = 8;
+pub(crate) const LOAD_INSN_CNT: usize = 4;
+pub(crate) const LOAD_INSNS: usize = 8;
 const LOAD_LICENSE: usize = 16;
-const LOAD_LOG_LEVEL: usize = 24;
-const LOAD_LOG_SIZE: usize = 28;
-const LOAD_LOG_BUF: usize = 32;
-const LOAD_NAME: usize = 48;
+pub(crate) const LOAD_LOG_LEVEL: usize = 24;
+pub(crate) const LOAD_LOG_SIZE: usize = 28;
+pub(crate) const LOAD_LOG_BUF: usize = 32;
+pub(crate) const LOAD_NAME: usize = 48;
 const LOAD_ATTACH_TYPE: usize = 68;
 const LOAD_BTF_FD: usize = 72;
 const LOAD_FUNC_INFO_REC_SIZE: usize = 76;
@@ -138,7 +138,7 @@ const LOAD_FUNC_INFO: usize = 80;
 const LOAD_FUNC_INFO_CNT: usize = 88;
 const LOAD_ATTACH_BTF_ID: usize = 108;
 const LOAD_FD_ARRAY: usize = 120;
-const LOAD_LOG_TRUE_SIZE: usize = 140;
+pub(crate) const LOAD_LOG_TRUE_SIZE: usize = 140;
 const TEST_FD: usize = 0;
 const TEST_RETVAL: usize = 4;
 const TEST_CTX_SIZE_IN: usize = 40;
@@ -411,62 +411,15 @@ impl AsFd for Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sys::{PerfAttr, PerfIoctl, Sys};
+    use crate::fake::FakeSys;
     use dtrace_bpf::Reg;
-    use std::sync::{Arc, Mutex};
-
-    /// Fails the first load, then writes a log into the buffer and fails again with
-    /// ENOSPC until the buffer is at least `need` bytes.
-    #[derive(Debug)]
-    struct FakeVerifier {
-        need: usize,
-        calls: Mutex<Vec<(u32, u32)>>,
-    }
-
-    impl Sys for FakeVerifier {
-        unsafe fn bpf(&self, cmd: Cmd, attr: &mut Attr) -> Result<i64, Errno> {
-            assert_eq!(cmd, Cmd::ProgLoad);
-            let level = attr.get_u32(LOAD_LOG_LEVEL);
-            let size = attr.get_u32(LOAD_LOG_SIZE);
-            if let Ok(mut c) = self.calls.lock() {
-                c.push((level, size));
-            }
-            if level == 0 {
-                return Err(Errno(libc::EACCES));
-            }
-            let text = b"0: R1=ctx\ninvalid mem access 'scalar'\n\0";
-            let p = attr.get_u64(LOAD_LOG_BUF) as usize as *mut u8;
-            // SAFETY: the code under test passed a buffer of `size` bytes.
-            unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), p, text.len()) };
-            if (size as usize) < self.need {
-                attr.set_u32(LOAD_LOG_TRUE_SIZE, self.need as u32);
-                return Err(Errno(libc::ENOSPC));
-            }
-            Err(Errno(libc::EACCES))
-        }
-
-        fn perf_event_open(
-            &self,
-            _: &PerfAttr,
-            _: i32,
-            _: i32,
-            _: i32,
-            _: u64,
-        ) -> Result<OwnedFd, Errno> {
-            Err(Errno(libc::ENOSYS))
-        }
-
-        fn perf_ioctl(&self, _: BorrowedFd<'_>, _: PerfIoctl) -> Result<(), Errno> {
-            Err(Errno(libc::ENOSYS))
-        }
-    }
+    use std::sync::Arc;
 
     #[test]
     fn load_failure_returns_the_full_log() {
-        let fake = Arc::new(FakeVerifier {
-            need: 3 << 20,
-            calls: Mutex::new(Vec::new()),
-        });
+        // The verifier refuses the program and its log needs a 3 MiB buffer.
+        let fake = Arc::new(FakeSys::new());
+        fake.reject_programs("0: R1=ctx\ninvalid mem access 'scalar'\n", 3 << 20);
         let sys: SysRef = fake.clone();
         let insns = [Insn::mov64_imm(Reg::R0, 0), Insn::exit()];
         let spec = ProgSpec::new(ProgType::RawTracepoint, "t", &insns);
@@ -480,8 +433,10 @@ mod tests {
                 ..
             })
         ));
-        let calls = fake.calls.lock().map(|c| c.clone()).unwrap_or_default();
-        assert_eq!(calls, vec![(0, 0), (1, 1 << 20), (1, 3 << 20)]);
+        assert_eq!(
+            fake.log_requests(),
+            vec![(0, 0), (1, 1 << 20), (1, 3 << 20)]
+        );
     }
 
     #[test]
