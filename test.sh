@@ -4,3 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 cargo test --workspace
+# Features off by default: the OTLP exporter.
+cargo test -p dtrace-export --features otlp

@@ -16,6 +16,8 @@
 
 pub mod metrics;
 pub mod openmetrics;
+#[cfg(feature = "otlp")]
+pub mod otlp;
 pub mod server;
 
 pub use metrics::{Bound, Family, Kind, Point, Series};
