@@ -6,3 +6,4 @@ cd "$(dirname "$0")"
 cargo test --workspace
 # Features off by default: the OTLP exporter.
 cargo test -p dtrace-export --features otlp
+cargo test -p dtrace-cli --features otlp --test export

@@ -8,13 +8,13 @@ aggsortrev aggzoom amin argref bpflog bpflogsize bufpolicy bufresize bufsize cle
 core cpp cppargs cpphdrs cpppath cpu ctfpath ctypes debug debugassert defaultargs define
 destructive disasm droptags dtypes dynvarsize empty errtags evaltime flowindent grabanon
 incdir iregs jstackframes jstackstrsize kdefs knodefs late lazyload ldpath libdir
-linkmode linknommap linktype lockmem maxframes modpath noresolve nolibs nspec pcapsize pgmax preallocate
-printsize procfspath pspec quiet quietresize rawbytes scratchsize specsize stackframes stackindent
+linkmode linknommap linktype lockmem maxframes metriclabels modpath noresolve nolibs nspec otlp pcapsize pgmax preallocate
+printsize procfspath prometheus pspec quiet quietresize rawbytes scratchsize specsize stackframes stackindent
 statusrate stdc strip strsize switchrate syslibdir sysslice tree tregs udefs undef
 unodefs useruid ustackframes verbose version zdefs"
 
 _dtrace_flags="-32 -64 -a -A -b -c -C -D -e -f -F -G -h -H -i -I -l -L -m -n -o -p -P
--q -s -S -U -v -V -w -x -X -Z"
+-q -s -S -U -v -V -w -x -X -Z --prometheus --otlp"
 
 _dtrace() {
     local cur prev

@@ -13,6 +13,9 @@ pub const EXIT_USAGE: i32 = 2;
 /// `3` and `6` take one so that `-32`/`-64` parse as getopt does.
 pub(crate) const WITH_ARGUMENT: &str = "36bcDfiILmnopPsUxX";
 pub(crate) const FLAGS: &str = "aACeFGhHlqSvVwZ";
+/// Long options (our extensions): each is the `-x` option of the same name,
+/// as `--name VALUE` or `--name=VALUE`.
+pub(crate) const LONG_OPTIONS: &[&str] = &["prometheus", "otlp"];
 
 /// What dtrace is asked to do; at most one of -A -G -h -l -V may be given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,6 +215,27 @@ pub fn parse(argv: &[String]) -> Result<Args, ArgsError> {
         if !word.starts_with('-') || word == "-" {
             args.macro_args.push(word.clone());
             continue;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            if let Some(opt) = LONG_OPTIONS
+                .iter()
+                .find(|o| long.split('=').next() == Some(**o))
+            {
+                let value = match long.split_once('=') {
+                    Some((_, v)) => v.to_string(),
+                    None if i < argv.len() => {
+                        i += 1;
+                        argv[i - 1].clone()
+                    }
+                    None => {
+                        return Err(ArgsError::usage(format!(
+                            "dtrace: option requires an argument -- '{opt}'"
+                        )))
+                    }
+                };
+                args.set(opt, Some(&value), format!("--{opt}"));
+                continue;
+            }
         }
         // A cluster of option letters: "-qn", "-xbufsize=4m", "-qnBEGIN".
         let cluster = &word[1..];
@@ -438,6 +462,15 @@ const OPTION_TABLE: &[(&str, &str)] = &[
     ),
     ("-X", "choose the preprocessor's ISO C conformance"),
     ("-Z", "permit probe descriptions that match no probe"),
+    ("", ""),
+    (
+        "--prometheus",
+        "serve aggregations as metrics at ADDR:PORT/metrics (-x prometheus)",
+    ),
+    (
+        "--otlp",
+        "push aggregations to an OTLP/HTTP collector URL (-x otlp)",
+    ),
 ];
 
 #[cfg(test)]
@@ -702,6 +735,32 @@ mod tests {
     }
 
     #[test]
+    fn long_options_are_their_x_options() {
+        let a = ok(&[
+            "--prometheus",
+            "127.0.0.1:0",
+            "--otlp=http://h:1",
+            "-n",
+            "BEGIN",
+        ]);
+        assert_eq!(
+            a.settings,
+            vec![
+                setting("prometheus", Some("127.0.0.1:0"), "--prometheus"),
+                setting("otlp", Some("http://h:1"), "--otlp"),
+            ]
+        );
+        assert_eq!(
+            err(&["--prometheus"]).message.as_deref(),
+            Some("dtrace: option requires an argument -- 'prometheus'")
+        );
+        assert_eq!(
+            err(&["--bogus"]).message.as_deref(),
+            Some("dtrace: invalid option -- '-'")
+        );
+    }
+
+    #[test]
     fn usage_lists_every_option() {
         let text = usage_text();
         for letter in WITH_ARGUMENT.chars().chain(FLAGS.chars()) {
@@ -711,6 +770,12 @@ mod tests {
             assert!(
                 text.contains(&format!("\t-{letter}  ")),
                 "usage misses -{letter}"
+            );
+        }
+        for long in LONG_OPTIONS {
+            assert!(
+                text.contains(&format!("\t--{long}")),
+                "usage misses --{long}"
             );
         }
         assert!(text.contains("\t-32 "));

@@ -3,7 +3,7 @@
 //! (`args::FLAGS`, `args::WITH_ARGUMENT`) and the option table
 //! (`dtrace::options::TABLE`), which stay the one home of each.
 
-use crate::args::{FLAGS, WITH_ARGUMENT};
+use crate::args::{FLAGS, LONG_OPTIONS, WITH_ARGUMENT};
 use dtrace::options::TABLE;
 use std::collections::BTreeSet;
 
@@ -21,6 +21,7 @@ fn flags() -> BTreeSet<String> {
         .collect();
     set.insert("-32".into());
     set.insert("-64".into());
+    set.extend(LONG_OPTIONS.iter().map(|o| format!("--{o}")));
     set
 }
 
@@ -44,8 +45,9 @@ fn words_between(text: &str, start: &str, end: &str) -> BTreeSet<String> {
 #[test]
 fn man_page_names_every_flag() {
     for flag in flags() {
-        let roff = format!(".B \\{flag}");
-        let roff_arg = format!(".BI \\{flag} ");
+        let escaped = flag.replace('-', "\\-");
+        let roff = format!(".B {escaped}");
+        let roff_arg = format!(".BI {escaped} ");
         assert!(
             MAN.contains(&format!("{roff}\n")) || MAN.contains(&roff_arg),
             "docs/dtrace.1 has no entry for {flag}"

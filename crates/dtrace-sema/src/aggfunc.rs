@@ -156,3 +156,117 @@ pub fn llquantize_bucket(factor: u16, low: u16, high: u16, nsteps: u16, v: i64) 
         p + i
     }
 }
+
+/// The largest value bucket `i` of a distribution holds (its inclusive upper
+/// bound, as Prometheus' `le` and OTLP's explicit bounds want it); `None` for the
+/// last bucket, which is unbounded. Buckets hold integers, so the bound of a
+/// bucket whose next one starts at `n` is `n - 1`; quantize's negative buckets
+/// `-2^k` hold `(-2^(k+1), -2^k]`, whose bound is the bucket's own value.
+/// `None` also for the scalar functions, which have no buckets.
+pub fn bucket_upper_bound(kind: &AggKind, i: usize) -> Option<i64> {
+    match *kind {
+        AggKind::Quantize => {
+            if i + 1 >= QUANTIZE_NBUCKETS {
+                return None;
+            }
+            let v = quantize_bucket_value(i);
+            Some(if v > 0 { 2 * v - 1 } else { v })
+        }
+        AggKind::Lquantize { base, limit, step } => {
+            let n = lquantize_nbuckets(base, limit, step);
+            if i + 1 >= n {
+                None
+            } else if i == 0 {
+                Some(base.saturating_sub(1))
+            } else {
+                Some(
+                    base.saturating_add((i as i64).saturating_mul(step))
+                        .saturating_sub(1),
+                )
+            }
+        }
+        AggKind::Llquantize {
+            factor,
+            low,
+            high,
+            nsteps,
+        } => {
+            let bounds = llquantize_bounds(factor, low, high, nsteps);
+            let p = bounds.len() - 1;
+            match i.cmp(&p) {
+                // Negative magnitudes mirror positive bucket p - i.
+                std::cmp::Ordering::Less => bounds.get(p - i).map(|b| -b),
+                std::cmp::Ordering::Equal => bounds.get(1).map(|b| b - 1),
+                std::cmp::Ordering::Greater => bounds.get(i - p + 1).map(|b| b - 1),
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+
+    #[test]
+    fn quantize_bounds_are_inclusive() {
+        let z = QUANTIZE_ZERO_BUCKET;
+        let q = AggKind::Quantize;
+        assert_eq!(bucket_upper_bound(&q, z), Some(0));
+        assert_eq!(bucket_upper_bound(&q, z + 1), Some(1));
+        assert_eq!(bucket_upper_bound(&q, z + 2), Some(3));
+        assert_eq!(bucket_upper_bound(&q, z + 3), Some(7));
+        assert_eq!(bucket_upper_bound(&q, z - 1), Some(-1));
+        assert_eq!(bucket_upper_bound(&q, z - 2), Some(-2));
+        assert_eq!(bucket_upper_bound(&q, z - 3), Some(-4));
+        assert_eq!(bucket_upper_bound(&q, QUANTIZE_NBUCKETS - 1), None);
+        assert_eq!(bucket_upper_bound(&AggKind::Count, 0), None);
+    }
+
+    #[test]
+    fn lquantize_bounds_cover_underflow_steps_and_overflow() {
+        let l = AggKind::Lquantize {
+            base: 0,
+            limit: 100,
+            step: 10,
+        };
+        assert_eq!(lquantize_nbuckets(0, 100, 10), 12);
+        assert_eq!(bucket_upper_bound(&l, 0), Some(-1));
+        assert_eq!(bucket_upper_bound(&l, 1), Some(9));
+        assert_eq!(bucket_upper_bound(&l, 10), Some(99));
+        assert_eq!(bucket_upper_bound(&l, 11), None);
+    }
+
+    #[test]
+    fn llquantize_bounds_mirror_around_the_middle_bucket() {
+        // factor 10, magnitudes 10^0..10^1, 10 steps: positive buckets start at
+        // 1..=10, then 20, 30, ..., 100 (overflow).
+        let k = AggKind::Llquantize {
+            factor: 10,
+            low: 0,
+            high: 1,
+            nsteps: 10,
+        };
+        let bounds = llquantize_bounds(10, 0, 1, 10);
+        let p = bounds.len() - 1;
+        // Every value lands in a bucket whose bound is at least the value and
+        // whose previous bucket's bound is below it.
+        for v in [
+            -150i64, -100, -99, -20, -11, -1, 0, 1, 9, 10, 11, 99, 100, 1000,
+        ] {
+            let i = llquantize_bucket(10, 0, 1, 10, v);
+            if let Some(b) = bucket_upper_bound(&k, i) {
+                assert!(v <= b, "{v} in bucket {i} bounded by {b}");
+            } else {
+                assert_eq!(i, 2 * p, "{v}: only the last bucket is unbounded");
+            }
+            if i > 0 {
+                let prev = bucket_upper_bound(&k, i - 1);
+                assert!(
+                    prev.is_some_and(|b| v > b),
+                    "{v} in bucket {i}, previous bound {prev:?}"
+                );
+            }
+        }
+    }
+}

@@ -12,6 +12,7 @@ pub use dtrace_sys::limits::dump_core;
 pub mod cpp;
 pub mod info;
 mod library;
+pub mod metrics;
 pub mod options;
 mod session;
 pub mod source;

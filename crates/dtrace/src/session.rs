@@ -50,6 +50,9 @@ pub struct Session {
     stopped: bool,
     /// `-x droptags`: drop reports carry their `DTRACEDROP_*` tag.
     droptags: bool,
+    /// `-x prometheus` / `-x otlp`: aggregations exported while tracing runs.
+    export_options: Options,
+    export: Option<crate::metrics::Exporters>,
 }
 
 impl Session {
@@ -98,6 +101,8 @@ impl Session {
             exit_status: None,
             stopped: false,
             droptags: options.droptags,
+            export_options: options.clone(),
+            export: None,
         })
     }
 
@@ -186,6 +191,13 @@ impl Session {
         Ok(())
     }
 
+    /// Refresh the exported metrics (when a tick is due, or now with `force`).
+    fn export_tick(&mut self, force: bool, err: &mut dyn Write) {
+        if let Some(ex) = &mut self.export {
+            ex.tick(self.consumer.desc(), &mut Aggs(&self.rt), force, err);
+        }
+    }
+
     fn status(&self) -> WorkStatus {
         if self.exit_status.is_some() {
             WorkStatus::Done
@@ -201,6 +213,12 @@ impl Session {
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> Result<WorkStatus, ExecError> {
+        self.export =
+            crate::metrics::Exporters::start(&self.export_options, self.consumer.desc(), err)
+                .map_err(|message| ExecError {
+                    message,
+                    detail: None,
+                })?;
         self.rt.begin().map_err(exec_error)?;
         self.drain(out, err)?;
         if self.exit_status.is_none() {
@@ -219,6 +237,7 @@ impl Session {
     ) -> Result<WorkStatus, ExecError> {
         self.rt.wait(timeout).map_err(exec_error)?;
         self.drain(out, err)?;
+        self.export_tick(false, err);
         Ok(self.status())
     }
 
@@ -238,6 +257,7 @@ impl Session {
     /// return the status passed to exit() (0 if none).
     pub fn finish(mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, ExecError> {
         self.stop(out, err)?;
+        self.export_tick(true, err);
         let mut aggs = Aggs(&self.rt);
         self.consumer
             .finish(out, &mut aggs)

@@ -190,6 +190,13 @@ pub struct Options {
     pub modpath: Option<String>,
     pub procfspath: Option<String>,
     pub ctfpath: Option<String>,
+    // Fleet export (extensions).
+    /// `prometheus`: serve aggregations at `http://ADDR:PORT/metrics`.
+    pub prometheus: Option<String>,
+    /// `otlp`: push aggregations to this OTLP/HTTP collector URL.
+    pub otlp: Option<String>,
+    /// `metriclabels`: `AGG:NAME[,NAME...]`, label names for an aggregation's keys.
+    pub metriclabels: Vec<String>,
     /// `-v` (not an `-x` option): compiling reports stability attributes.
     pub report_stability: bool,
     /// dtrace(1)'s testing mode (`_DTRACE_TESTING` set in the environment; not an
@@ -271,6 +278,9 @@ impl Default for Options {
             undefines: Vec::new(),
             incdirs: Vec::new(),
             libdirs: Vec::new(),
+            prometheus: None,
+            otlp: None,
+            metriclabels: Vec::new(),
             syslibdir: None,
             cpphdrs: false,
             stdc: StdcMode::A,

@@ -51,6 +51,25 @@ fn string(v: Option<&str>) -> Result<String, OptError> {
     need(v).map(str::to_string)
 }
 
+/// `HOST:PORT` with a numeric host (the exporter listens there).
+fn socket_addr(v: Option<&str>) -> Result<String, OptError> {
+    let s = need(v)?;
+    s.parse::<std::net::SocketAddr>()
+        .map(|_| s.to_string())
+        .map_err(|_| OptError::bad_value())
+}
+
+/// `http://HOST:PORT[/path]` (plain HTTP: the push has no TLS).
+fn otlp_url(v: Option<&str>) -> Result<String, OptError> {
+    let s = need(v)?;
+    let rest = s.strip_prefix("http://").ok_or_else(OptError::bad_value)?;
+    let authority = rest.split('/').next().unwrap_or("");
+    match authority.rsplit_once(':') {
+        Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok() => Ok(s.to_string()),
+        _ => Err(OptError::bad_value()),
+    }
+}
+
 macro_rules! opt {
     ($name:literal, $stage:ident, |$o:ident, $v:ident| $body:expr) => {
         OptSpec {
@@ -196,7 +215,11 @@ pub static TABLE: &[OptSpec] = &[
             "unlimited" => u64::MAX,
             s => parse_size(s)?,
         })),
+    opt!("metriclabels", Runtime, |o, v| o
+        .metriclabels
+        .push(string(v)?)),
     opt!("maxframes", Runtime, |o, v| o.maxframes = parse_count(v)?),
+    opt!("otlp", Runtime, |o, v| o.otlp = Some(otlp_url(v)?)),
     opt!("noresolve", Runtime, |o, v| o.noresolve = parse_flag(v)?),
     opt!("nspec", Runtime, |o, v| o.nspec =
         parse_count(v)?.unwrap_or(1) as u64),
@@ -208,6 +231,8 @@ pub static TABLE: &[OptSpec] = &[
             _ => 128,
         }
     ),
+    opt!("prometheus", Runtime, |o, v| o.prometheus =
+        Some(socket_addr(v)?)),
     opt!(
         "scratchsize",
         Runtime,

@@ -142,3 +142,24 @@ fn every_option_is_documented() {
     names.dedup();
     assert_eq!(names.len(), TABLE.len());
 }
+
+#[test]
+fn export_options_check_their_addresses() {
+    let mut o = Options::default();
+    assert!(o.set("prometheus", Some("127.0.0.1:9464")).is_ok());
+    assert_eq!(o.prometheus.as_deref(), Some("127.0.0.1:9464"));
+    assert!(o.set("prometheus", Some("[::1]:0")).is_ok());
+    assert!(o.set("prometheus", Some("localhost")).is_err());
+    assert!(o.set("otlp", Some("http://127.0.0.1:4318")).is_ok());
+    assert!(o
+        .set("otlp", Some("http://collector:4318/v1/metrics"))
+        .is_ok());
+    assert!(o.set("otlp", Some("https://collector:4318")).is_err());
+    assert!(o.set("otlp", Some("http://collector")).is_err());
+    assert!(o.set("metriclabels", Some("calls:exec")).is_ok());
+    assert!(o.set("metriclabels", Some("lat:func")).is_ok());
+    assert_eq!(
+        o.metriclabels,
+        vec!["calls:exec".to_string(), "lat:func".to_string()]
+    );
+}
