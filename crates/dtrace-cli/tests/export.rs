@@ -224,7 +224,8 @@ fn aggregations_are_pushed_to_an_otlp_collector() {
                 }
             }
         }
-        c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n").ok()?;
+        c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+            .ok()?;
         Some(data)
     });
     let out = Command::new(dtrace_bin())
@@ -241,11 +242,18 @@ fn aggregations_are_pushed_to_an_otlp_collector() {
         Ok(o) => o,
         Err(e) => panic!("cannot run dtrace: {e}"),
     };
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let data = collector.join().ok().flatten().unwrap_or_default();
     let text = String::from_utf8_lossy(&data);
     assert!(text.starts_with("POST /v1/metrics HTTP/1.1\r\n"), "{text}");
-    assert!(text.contains("Content-Type: application/x-protobuf\r\n"), "{text}");
+    assert!(
+        text.contains("Content-Type: application/x-protobuf\r\n"),
+        "{text}"
+    );
     assert!(text.contains("dtrace_calls"), "{text}");
     assert!(text.contains("begin"), "{text}");
 }

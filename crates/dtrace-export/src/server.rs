@@ -44,8 +44,8 @@ pub struct Exporter {
 
 /// The largest request head read; anything longer is refused.
 const MAX_REQUEST: usize = 8192;
-/// How often the accept loop checks for shutdown.
-const TICK: Duration = Duration::from_millis(20);
+/// The pause after a failed accept.
+const BACKOFF: Duration = Duration::from_millis(20);
 
 impl Exporter {
     /// Listen on `addr` (`HOST:PORT`; port 0 picks a free one). The endpoint
@@ -56,9 +56,6 @@ impl Exporter {
             .map_err(|_| ExporterError::Address(addr.to_string()))?;
         let listener =
             TcpListener::bind(sock).map_err(|e| ExporterError::Bind(addr.to_string(), e))?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| ExporterError::Bind(addr.to_string(), e))?;
         let local = listener
             .local_addr()
             .map_err(|e| ExporterError::Bind(addr.to_string(), e))?;
@@ -92,15 +89,30 @@ impl Exporter {
 impl Drop for Exporter {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
+        // Wake the blocking accept with a connection of our own; if that
+        // fails the thread is detached rather than waited for forever.
+        let mut wake = self.addr;
+        if wake.ip().is_unspecified() {
+            wake.set_ip(match wake {
+                SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+                SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+            });
+        }
+        if TcpStream::connect_timeout(&wake, Duration::from_secs(1)).is_ok() {
+            if let Some(t) = self.thread.take() {
+                let _ = t.join();
+            }
         }
     }
 }
 
 fn serve(listener: TcpListener, latest: Arc<Mutex<String>>, stop: Arc<AtomicBool>) {
-    while !stop.load(Ordering::Relaxed) {
-        match listener.accept() {
+    loop {
+        let accepted = listener.accept();
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        match accepted {
             Ok((conn, _)) => {
                 let body = latest
                     .lock()
@@ -108,8 +120,8 @@ fn serve(listener: TcpListener, latest: Arc<Mutex<String>>, stop: Arc<AtomicBool
                     .unwrap_or_else(|p| p.into_inner().clone());
                 let _ = answer(conn, &body);
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(TICK),
-            Err(_) => std::thread::sleep(TICK),
+            // Out of fds or the like: back off instead of spinning.
+            Err(_) => std::thread::sleep(BACKOFF),
         }
     }
 }
