@@ -30,8 +30,10 @@ impl<'a> Gen<'a> {
             Builtin::Probeprov | Builtin::Probemod | Builtin::Probefunc | Builtin::Probename => {
                 return self.probe_string(b, ty);
             }
-            Builtin::Caller => return self.stack_builtin(false),
-            Builtin::Stackdepth => return self.stack_builtin(true),
+            Builtin::Caller => return self.stack_builtin(false, false),
+            Builtin::Stackdepth => return self.stack_builtin(true, false),
+            Builtin::UCaller => return self.stack_builtin(false, true),
+            Builtin::UStackdepth => return self.stack_builtin(true, true),
             _ => {}
         }
         let d = self.alloc(false);

@@ -17,7 +17,7 @@ pub use dtrace_sema::format::{
     Conversion, Count, Format, Length, ParseError as FormatError, Piece, Want,
     MAX_WIDTH as MAX_FORMAT_WIDTH,
 };
-pub use dtrace_sema::AggOp;
+pub use dtrace_sema::{AggOp, StackKind};
 use std::collections::BTreeMap;
 
 /// Size of [`RecordHeader`] in bytes.
@@ -148,9 +148,18 @@ pub enum ValueType {
     Bytes { size: u32 },
     /// A stack: `frames` 8-byte addresses, innermost first, 0 after the last.
     /// `user: false` is a kernel stack (symbolized from kallsyms). A user stack
-    /// (`user: true`, for the user-space issue) will be preceded by the 8-byte
-    /// pid of the process whose addresses they are, in the same field.
+    /// (`user: true`, `ustack()`) is preceded by the 8-byte pid of the process
+    /// whose addresses they are, in the same field.
     Stack { frames: u32, user: bool },
+    /// `uaddr()`, `usym()`, `ufunc()`, `umod()` (`kind` says which): the
+    /// 8-byte pid, then the 8-byte user address.
+    UserSym { kind: StackKind },
+    /// A traced `ustack()` with a copy of the stack for unwinding: a `Stack`
+    /// of `frames` user frames (pid first), then [`USTACK_REGS`] words (the
+    /// user ip, cs, flags, sp, bp; the address of the copy, the number of
+    /// pages copied), then `pages` pages of stack memory from the page that
+    /// holds sp upwards.
+    UserStack { frames: u32, pages: u32 },
 }
 
 impl ValueType {
@@ -160,6 +169,10 @@ impl ValueType {
             ValueType::Pointer => 8,
             ValueType::String { size } | ValueType::Bytes { size } => *size,
             ValueType::Stack { frames, user } => frames * 8 + if *user { 8 } else { 0 },
+            ValueType::UserSym { .. } => 16,
+            ValueType::UserStack { frames, pages } => {
+                8 + frames * 8 + USTACK_REGS * 8 + pages * USTACK_PAGE
+            }
         }
     }
 }
@@ -218,6 +231,12 @@ pub enum ActionKind {
     /// Int 8 field, printed as the kernel symbol or module covering it.
     Symbol { module: bool },
 }
+
+/// Words of registers and copy description in a [`ValueType::UserStack`].
+pub const USTACK_REGS: u32 = 7;
+
+/// The page size of a [`ValueType::UserStack`] copy.
+pub const USTACK_PAGE: u32 = 4096;
 
 /// Bit of a commit/discard field: this action started draining the speculation.
 pub const SPEC_DRAINED: u64 = 1 << 63;

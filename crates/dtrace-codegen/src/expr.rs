@@ -56,7 +56,8 @@ impl<'a> Gen<'a> {
                 self.str_literal(&s)
             }
             TExprKind::Builtin(b) => self.builtin(*b, &e.ty),
-            TExprKind::Stack { frames } => self.stack_value(*frames),
+            TExprKind::Stack { frames, kind, .. } => self.stack_value(*frames, *kind),
+            TExprKind::UserSym { addr, .. } => self.user_sym_value(addr),
             TExprKind::Var(v) => self.load_var(*v, &e.ty),
             TExprKind::ArrayGet { array, keys } => self.array_get(*array, keys, &e.ty),
             TExprKind::Convert(x) => {

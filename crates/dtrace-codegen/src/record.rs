@@ -4,7 +4,7 @@
 
 use crate::desc::{ActionDesc, ActionKind, Field, ValueType, HEADER_SIZE};
 use crate::desc::{PrintMember, PrintType};
-use dtrace_sema::{FormatAction, PrintShape, SymbolKind, TStmt, Ty};
+use dtrace_sema::{FormatAction, PrintShape, StackKind, SymbolKind, TStmt, Ty};
 
 pub fn value_type(t: &Ty) -> ValueType {
     match t {
@@ -15,9 +15,16 @@ pub fn value_type(t: &Ty) -> ValueType {
         Ty::Str { cap } => ValueType::String { size: *cap },
         Ty::Ptr { .. } => ValueType::Pointer,
         Ty::Agg { size, .. } => ValueType::Bytes { size: *size },
-        Ty::Stack { frames } => ValueType::Stack {
-            frames: *frames,
-            user: false,
+        Ty::Stack { frames, kind } => match kind {
+            StackKind::Kernel => ValueType::Stack {
+                frames: *frames,
+                user: false,
+            },
+            StackKind::User => ValueType::Stack {
+                frames: *frames,
+                user: true,
+            },
+            k => ValueType::UserSym { kind: *k },
         },
         Ty::Void => ValueType::Bytes { size: 0 },
     }
@@ -85,7 +92,14 @@ impl RecordPlan {
                     None
                 }
                 TStmt::Trace { value } => {
-                    let f = self.field(&value.ty);
+                    let f = match value.kind {
+                        dtrace_sema::TExprKind::Stack {
+                            frames,
+                            kind: StackKind::User,
+                            pages,
+                        } if pages > 0 => self.raw_field(ValueType::UserStack { frames, pages }),
+                        _ => self.field(&value.ty),
+                    };
                     Some((ActionKind::Trace, vec![f]))
                 }
                 TStmt::Print { value, shape } => {

@@ -172,12 +172,13 @@ impl<'a> Gen<'a> {
                     str_cap(&k.ty),
                     Reg::R3,
                 );
-            } else if let Ty::Stack { frames } = p {
+            } else if let Ty::Stack { frames, kind } = p {
                 let src = self.get(*v, Reg::R2);
                 if src != Reg::R2 {
                     self.a.emit(Insn::mov64_reg(Reg::R2, src));
                 }
-                self.copy_stack(DCTX, o, Reg::R2, *frames);
+                let words = crate::action::stack::stack_words(*frames, *kind);
+                self.copy_stack(DCTX, o, Reg::R2, words);
             } else {
                 let r = self.get(*v, Reg::R1);
                 self.a.emit(Insn::stx_mem(size_of(p), DCTX, r, o));

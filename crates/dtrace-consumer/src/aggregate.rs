@@ -223,6 +223,7 @@ fn cmp_key(a: &Value, b: &Value) -> Ordering {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) | (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
         (Value::Stack(x), Value::Stack(y)) => x.cmp(y),
+        (Value::UStack { pid: p, pcs: x }, Value::UStack { pid: q, pcs: y }) => (p, x).cmp(&(q, y)),
         // libdtrace compares integer keys as unsigned values of their size, so
         // negative keys sort after the positive ones.
         _ => a.as_u64().cmp(&b.as_u64()),
@@ -246,10 +247,17 @@ pub fn collect_rows(
     aggs: &[&AggDesc],
     source: &mut dyn AggSource,
     opts: &ConsumerOptions,
+    usyms: &dtrace_usym::UserSymbols,
 ) -> Result<Vec<Row>, ConsumeError> {
     let mut by_key: BTreeMap<Vec<u8>, Row> = BTreeMap::new();
     for (pos, agg) in aggs.iter().enumerate() {
-        for (key, per_cpu) in source.snapshot(agg.id) {
+        // Keys naming the same user function or module are one row.
+        let mut merged: BTreeMap<Vec<u8>, Vec<Vec<u8>>> = BTreeMap::new();
+        for (mut key, per_cpu) in source.snapshot(agg.id) {
+            crate::ustack::normalize_key(agg, &mut key, usyms);
+            merged.entry(key).or_default().extend(per_cpu);
+        }
+        for (key, per_cpu) in merged {
             let value = merge(&agg.func, &per_cpu)?;
             let cpus = if opts.aggpercpu {
                 per_cpu
@@ -336,6 +344,9 @@ fn print_key(v: &Value, env: &Env, out: &mut Vec<u8>) {
         // A stack key: its frames on lines of their own; the value follows on
         // the line after the last frame.
         Value::Stack(pcs) => crate::symbols::print_stack(pcs, &env.syms, env.stackindent, out),
+        Value::UStack { pid, pcs } => crate::ustack::print_ustack(*pid, pcs, env, out),
+        Value::UCapture(c) => crate::ustack::print_capture(c, env, out),
+        Value::USym { kind, pid, addr } => crate::ustack::print_usym(*kind, *pid, *addr, env, out),
     }
 }
 

@@ -134,6 +134,8 @@ impl Consumer {
             syms: KernelSymbols::default(),
             stackindent: opts.stackindent.unwrap_or(DEFAULT_STACKINDENT) as usize,
             tz: crate::walltime::TimeZone::local(),
+            usyms: dtrace_usym::UserSymbols::new(),
+            noresolve: opts.noresolve,
         };
         Consumer {
             desc,
@@ -381,7 +383,7 @@ impl Consumer {
                 }
                 ActionKind::Printa { format, aggs: ids } => {
                     let descs = agg_descs(&self.desc, ids)?;
-                    let rows = collect_rows(&descs, aggs, &self.opts)?;
+                    let rows = collect_rows(&descs, aggs, &self.opts, &self.env.usyms)?;
                     let normals = normals_of(&self.normals, ids);
                     if format.is_some() {
                         let f = lookup_format(&self.formats, epid, i)?;
@@ -457,7 +459,7 @@ impl Consumer {
                 continue;
             }
             let descs = agg_descs(&self.desc, &[id])?;
-            let rows = collect_rows(&descs, aggs, &self.opts)?;
+            let rows = collect_rows(&descs, aggs, &self.opts, &self.env.usyms)?;
             let normals = normals_of(&self.normals, &[id]);
             print_rows(&descs, &normals, &rows, &self.opts, &self.env, &mut buf);
         }
@@ -498,7 +500,12 @@ fn agg_control(
             let descs = agg_descs(desc, &[agg])?;
             // Ascending by value (ties by key); keep the largest n, or the
             // smallest |n| when n is negative, and remove the rest.
-            let rows = collect_rows(&descs, aggs, &ConsumerOptions::default())?;
+            let rows = collect_rows(
+                &descs,
+                aggs,
+                &ConsumerOptions::default(),
+                &dtrace_usym::UserSymbols::new(),
+            )?;
             let n = arg.unwrap_or(0);
             let keep = usize::try_from(n.unsigned_abs()).unwrap_or(usize::MAX);
             let len = rows.len();
@@ -595,6 +602,18 @@ fn trace_value(v: &Value, quiet: bool, rawbytes: Option<u32>, env: &Env, out: &m
         }
         Value::Stack(pcs) => {
             print_stack(pcs, &env.syms, env.stackindent, out);
+            return;
+        }
+        Value::UStack { pid, pcs } => {
+            crate::ustack::print_ustack(*pid, pcs, env, out);
+            return;
+        }
+        Value::UCapture(c) => {
+            crate::ustack::print_capture(c, env, out);
+            return;
+        }
+        Value::USym { kind, pid, addr } => {
+            crate::ustack::print_usym(*kind, *pid, *addr, env, out);
             return;
         }
     };

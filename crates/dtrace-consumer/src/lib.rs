@@ -28,6 +28,7 @@ pub mod printf;
 pub mod quantize;
 pub mod speculation;
 pub mod symbols;
+pub mod ustack;
 pub mod value;
 pub mod walltime;
 

@@ -150,7 +150,14 @@ pub fn keys(keys: &[Value], out: &mut Vec<u8>) {
                 format!("  {:<16}", String::from_utf8_lossy(s))
             }
             // A stack key in a packed row: its frames' addresses.
-            Value::Stack(pcs) => pcs
+            Value::USym { addr, .. } => format!(" {addr:#x}"),
+            Value::UCapture(c) => c
+                .pcs
+                .iter()
+                .take_while(|&&pc| pc != 0)
+                .map(|pc| format!(" {pc:#x}"))
+                .collect(),
+            Value::Stack(pcs) | Value::UStack { pcs, .. } => pcs
                 .iter()
                 .take_while(|&&pc| pc != 0)
                 .map(|pc| format!(" {pc:#x}"))

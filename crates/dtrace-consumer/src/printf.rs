@@ -26,6 +26,10 @@ pub struct Env {
     pub syms: KernelSymbols,
     pub stackindent: usize,
     pub tz: TimeZone,
+    /// User address spaces, for user stacks and symbols.
+    pub usyms: dtrace_usym::UserSymbols,
+    /// `-x noresolve`: user addresses print unresolved.
+    pub noresolve: bool,
 }
 
 /// Applying a parsed [`Format`].
@@ -271,15 +275,20 @@ pub fn convert_env(c: &Conversion, v: &Value, env: &Env, out: &mut Vec<u8>) {
         // %a/%A: the address as a kernel symbol, `module`function+0xoff`
         // (hex when no symbol covers it).
         'a' | 'A' => {
-            let text = env.syms.describe(v.as_u64());
+            let text = match v {
+                Value::USym { kind, pid, addr } => {
+                    crate::ustack::usym_text(*kind, *pid, *addr, env)
+                }
+                _ => env.syms.describe(v.as_u64()),
+            };
             pad(c, text.as_bytes(), out);
         }
         // %k: a stack, one frame per line.
-        'k' => {
-            if let Value::Stack(pcs) = v {
-                print_stack(pcs, &env.syms, env.stackindent, out);
-            }
-        }
+        'k' => match v {
+            Value::Stack(pcs) => print_stack(pcs, &env.syms, env.stackindent, out),
+            Value::UStack { pid, pcs } => crate::ustack::print_ustack(*pid, pcs, env, out),
+            _ => {}
+        },
         'e' | 'E' | 'f' | 'F' | 'g' | 'G' => {
             let x = match v {
                 Value::Int { signed: false, .. } | Value::Pointer(_) => v.as_u64() as f64,
@@ -364,7 +373,12 @@ fn is_signed(v: &Value) -> bool {
     match v {
         Value::Int { signed, .. } => *signed,
         Value::Pointer(_) => false,
-        Value::Str(_) | Value::Bytes(_) | Value::Stack(_) => true,
+        Value::Str(_)
+        | Value::Bytes(_)
+        | Value::Stack(_)
+        | Value::UStack { .. }
+        | Value::UCapture(_) => true,
+        Value::USym { .. } => false,
     }
 }
 

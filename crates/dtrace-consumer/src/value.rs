@@ -3,7 +3,7 @@
 //! Architecture invariant: decoding is bounds-checked and never panics; a field
 //! that does not fit in the bytes it is read from is a [`DecodeError`].
 
-use dtrace_codegen::desc::{Field, ValueType};
+use dtrace_codegen::desc::{Field, StackKind, ValueType};
 use std::fmt;
 
 /// One decoded value, as the formatting code sees it.
@@ -21,6 +21,31 @@ pub enum Value {
     /// A kernel stack: its return addresses, innermost first (zeros after the
     /// last frame kept, so equal stacks compare equal).
     Stack(Vec<u64>),
+    /// A user stack (`ustack()`): the process and its addresses, innermost first.
+    UStack { pid: u64, pcs: Vec<u64> },
+    /// A traced `ustack()` with the registers and stack copy to unwind
+    /// (`pcs` are the kernel's frame-pointer frames, used when unwinding
+    /// finds fewer).
+    UCapture(Box<UserCapture>),
+    /// A user address with its process (`uaddr()` and friends, `%A`).
+    USym {
+        kind: StackKind,
+        pid: u64,
+        addr: u64,
+    },
+}
+
+/// A captured user stack (see [`ValueType::UserStack`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserCapture {
+    pub pid: u64,
+    pub pcs: Vec<u64>,
+    pub ip: u64,
+    pub sp: u64,
+    pub bp: u64,
+    /// Where `stack` was in the process.
+    pub stack_addr: u64,
+    pub stack: Vec<u8>,
 }
 
 /// Why a field could not be decoded.
@@ -100,17 +125,52 @@ pub fn decode(field: &Field, bytes: &[u8]) -> Result<Value, DecodeError> {
             // A user stack's field starts with the pid (see the description).
             let skip = if *user { 8 } else { 0 };
             let b = slice(bytes, field.offset, frames * 8 + skip)?;
-            Ok(Value::Stack(
-                b[skip as usize..]
-                    .chunks_exact(8)
-                    .map(|w| {
-                        let mut a = [0u8; 8];
-                        a.copy_from_slice(w);
-                        u64::from_ne_bytes(a)
-                    })
-                    .collect(),
-            ))
+            let pcs = b[skip as usize..]
+                .chunks_exact(8)
+                .map(|w| {
+                    let mut a = [0u8; 8];
+                    a.copy_from_slice(w);
+                    u64::from_ne_bytes(a)
+                })
+                .collect();
+            if *user {
+                let pid = read_uint(bytes, field.offset, 8)?;
+                Ok(Value::UStack { pid, pcs })
+            } else {
+                Ok(Value::Stack(pcs))
+            }
         }
+        ValueType::UserStack { frames, pages } => {
+            let fp = Field {
+                offset: field.offset,
+                ty: ValueType::Stack {
+                    frames: *frames,
+                    user: true,
+                },
+            };
+            let Value::UStack { pid, pcs } = decode(&fp, bytes)? else {
+                return Err(DecodeError::BadIntSize(0));
+            };
+            let regs = field.offset + 8 + frames * 8;
+            let word = |i: u32| read_uint(bytes, regs + i * 8, 8);
+            let page = dtrace_codegen::desc::USTACK_PAGE;
+            let n = word(6)?.min(*pages as u64) as u32;
+            let data = regs + dtrace_codegen::desc::USTACK_REGS * 8;
+            Ok(Value::UCapture(Box::new(UserCapture {
+                pid,
+                pcs,
+                ip: word(0)?,
+                sp: word(3)?,
+                bp: word(4)?,
+                stack_addr: word(5)?,
+                stack: slice(bytes, data, n * page)?.to_vec(),
+            })))
+        }
+        ValueType::UserSym { kind } => Ok(Value::USym {
+            kind: *kind,
+            pid: read_uint(bytes, field.offset, 8)?,
+            addr: read_uint(bytes, field.offset + 8, 8)?,
+        }),
     }
 }
 
@@ -146,7 +206,12 @@ impl Value {
                 }
             }
             Value::Pointer(p) => *p as i64,
-            Value::Str(_) | Value::Bytes(_) | Value::Stack(_) => 0,
+            Value::Str(_)
+            | Value::Bytes(_)
+            | Value::Stack(_)
+            | Value::UStack { .. }
+            | Value::UCapture(_) => 0,
+            Value::USym { addr, .. } => *addr as i64,
         }
     }
 

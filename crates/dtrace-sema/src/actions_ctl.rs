@@ -1,8 +1,9 @@
 //! The actions beyond trace/printf/print/exit/printa, with DTrace's prototypes:
 //! `stack`, `tracemem`, `setopt`, `ftruncate`, `freopen`, `system`, `raise`,
 //! `stop`, and the ones Linux has no counterpart for (`panic`, `breakpoint`,
-//! `chill`, `pcap`), which are clear compile-time errors. `ustack` is checked
-//! here but belongs to user-space tracing.
+//! `chill`, `pcap`), which are clear compile-time errors; and the user-space
+//! ones: `ustack`/`jstack` (a user stack) and `uaddr`/`usym`/`ufunc`/`umod`
+//! (a user address with its process), values that aggregation keys may hold.
 //!
 //! Destructive actions (`system raise stop chill panic breakpoint freopen`) mark
 //! the program; the facade refuses to enable it without `-w`.
@@ -19,6 +20,11 @@ use dtrace_syntax::{Diagnostic, Span, Tag};
 pub(crate) const CONTROL_ACTIONS: &[&str] = &[
     "stack",
     "ustack",
+    "jstack",
+    "uaddr",
+    "usym",
+    "ufunc",
+    "umod",
     "tracemem",
     "setopt",
     "ftruncate",
@@ -41,6 +47,23 @@ pub const MAX_STACK_FRAMES: u32 = 127;
 
 /// `stackframes`' default: dtrace's is 20.
 pub const DEFAULT_STACK_FRAMES: u32 = 20;
+
+/// `ustackframes`' default: dtrace's is 100.
+pub const DEFAULT_USTACK_FRAMES: u32 = 100;
+
+/// `ustackbytes`' default: bytes of user stack copied above the stack
+/// pointer for unwinding a traced `ustack()` (whole pages are copied from the
+/// page holding the stack pointer, so at least this many are above it).
+pub const DEFAULT_USTACK_BYTES: u32 = 4096;
+
+/// The most pages `ustackbytes` may ask for (a record must fit in 32 KiB).
+const MAX_USTACK_PAGES: u32 = 6;
+
+/// `jstackframes`' default: dtrace's is 50.
+pub const DEFAULT_JSTACK_FRAMES: u32 = 50;
+
+/// The user-space actions that are values ([`Checker::user_value`]).
+const USER_VALUES: &[&str] = &["ustack", "jstack", "uaddr", "usym", "ufunc", "umod"];
 
 /// The largest `tracemem()` size accepted (one record must hold it).
 const MAX_TRACEMEM: i64 = 1 << 16;
@@ -123,10 +146,99 @@ impl<'a> Checker<'a> {
             None => self.opts.stackframes.clamp(1, MAX_STACK_FRAMES),
         };
         Ok(TExpr {
-            kind: TExprKind::Stack { frames },
-            ty: Ty::Stack { frames },
+            kind: TExprKind::Stack {
+                frames,
+                kind: StackKind::Kernel,
+                pages: 0,
+            },
+            ty: Ty::Stack {
+                frames,
+                kind: StackKind::Kernel,
+            },
             span,
         })
+    }
+
+    /// `ustack([frames [, strsize]])` and `jstack(...)` (the same on Linux: no
+    /// ustack helpers, so `strsize` is checked and ignored), and `uaddr(a)`,
+    /// `usym(a)`, `ufunc(a)`, `umod(a)`: user-space values, traced as
+    /// statements or held in aggregation keys.
+    pub(crate) fn user_value(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TExpr> {
+        let n = args.len();
+        if func == "ustack" || func == "jstack" {
+            arity(func, n, 0, 2, span)?;
+            let frames = match args.first() {
+                Some(a) => {
+                    let v = self.expr(a)?;
+                    if !v.ty.is_int() {
+                        return Err(self.ctl_proto_arg(func, 1, "uint32_t", &v));
+                    }
+                    match const_value(&v) {
+                        Some(f) if f > 0 => (f as u64).min(MAX_STACK_FRAMES as u64) as u32,
+                        _ => {
+                            return Err(Diagnostic::new(
+                                Tag::D_USTACK_FRAMES,
+                                v.span,
+                                format!("{func}( ) argument #1 must be a non-zero positive integer constant"),
+                            ))
+                        }
+                    }
+                }
+                None if func == "jstack" => self.opts.jstackframes,
+                None => self.opts.ustackframes,
+            };
+            if let Some(a) = args.get(1) {
+                let v = self.expr(a)?;
+                if !v.ty.is_int() {
+                    return Err(self.ctl_proto_arg(func, 2, "uint32_t", &v));
+                }
+                if !matches!(const_value(&v), Some(s) if s >= 0) {
+                    return Err(Diagnostic::new(
+                        Tag::D_USTACK_STRSIZE,
+                        v.span,
+                        format!("{func}( ) argument #2 must be a positive integer constant"),
+                    ));
+                }
+            }
+            let frames = frames.clamp(1, MAX_STACK_FRAMES);
+            let kind = StackKind::User;
+            let pages = self.opts.ustackbytes.div_ceil(4096).min(MAX_USTACK_PAGES);
+            let pages = if pages == 0 { 0 } else { pages + 1 };
+            return Ok(TExpr {
+                kind: TExprKind::Stack {
+                    frames,
+                    kind,
+                    pages,
+                },
+                ty: Ty::Stack { frames, kind },
+                span,
+            });
+        }
+        arity(func, n, 1, 1, span)?;
+        let v = self.expr(&args[0])?;
+        if !v.ty.is_int_or_ptr() {
+            return Err(self.ctl_proto_arg(func, 1, "_usymaddr_t", &v));
+        }
+        let kind = match func {
+            "uaddr" => StackKind::UAddr,
+            "usym" => StackKind::USym,
+            "ufunc" => StackKind::UFunc,
+            _ => StackKind::UMod,
+        };
+        Ok(self.user_sym(kind, v))
+    }
+
+    /// An address of the current process as a user symbol value of `kind`.
+    pub(crate) fn user_sym(&self, kind: StackKind, v: TExpr) -> TExpr {
+        let span = v.span;
+        TExpr {
+            kind: TExprKind::UserSym {
+                kind,
+                addr: Box::new(crate::expr::convert(v, self.b.uint64_t)),
+            },
+            ty: Ty::Stack { frames: 1, kind },
+            span,
+        }
     }
 
     /// The printf-style format and arguments of `system` and `freopen`.
@@ -180,6 +292,9 @@ impl<'a> Checker<'a> {
         if func == "stack" {
             return Some(self.stack_expr(args, span));
         }
+        if USER_VALUES.contains(&func) {
+            return Some(self.user_value(func, args, span));
+        }
         if !(crate::actions::is_action(func) || crate::actions::is_aggfunc(func)) {
             return None;
         }
@@ -208,20 +323,9 @@ impl<'a> Checker<'a> {
             "stack" => Ok(TStmt::Trace {
                 value: self.stack_expr(args, span)?,
             }),
-            "ustack" => {
-                arity(func, n, 0, 2, span)?;
-                for (i, a) in args.iter().enumerate() {
-                    let v = self.expr(a)?;
-                    if !v.ty.is_int() {
-                        return Err(self.ctl_proto_arg(func, i + 1, "uint32_t", &v));
-                    }
-                }
-                Err(Diagnostic::new(
-                    Tag::D_UNKNOWN,
-                    span,
-                    "ustack( ) is not supported yet: user stacks need user-space tracing",
-                ))
-            }
+            "ustack" | "jstack" | "uaddr" | "usym" | "ufunc" | "umod" => Ok(TStmt::Trace {
+                value: self.user_value(func, args, span)?,
+            }),
             // sym(addr)/func(addr): the kernel symbol covering addr,
             // `module`function`; mod(addr): its module.
             "sym" | "func" | "mod" => {

@@ -267,6 +267,8 @@ impl<'a> Checker<'a> {
             "errno" => (Builtin::Errno, b.int),
             "caller" => (Builtin::Caller, b.uint64_t),
             "stackdepth" => (Builtin::Stackdepth, b.uint_t),
+            "ucaller" => (Builtin::UCaller, b.uint64_t),
+            "ustackdepth" => (Builtin::UStackdepth, b.uint_t),
             // Typed by `ident` (its type needs kernel BTF); here for writability.
             "curthread" => (Builtin::Curthread, b.ulong),
             _ => {

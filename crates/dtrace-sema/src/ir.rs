@@ -27,8 +27,10 @@ pub enum Ty {
     Agg { id: TypeId, size: u32 },
     /// A kernel stack of at most `frames` return addresses (`stack()`): 8-byte
     /// addresses, innermost first, zero after the last frame. Like `Agg`, the
-    /// value of such an expression is the address of its bytes.
-    Stack { frames: u32 },
+    /// value of such an expression is the address of its bytes. `kind` tells a
+    /// kernel stack from a user one (`ustack()`, the pid first) and from the
+    /// user symbols (`uaddr()` and friends: the pid, then one address).
+    Stack { frames: u32, kind: StackKind },
     /// No value (actions, `void` results).
     Void,
 }
@@ -72,7 +74,9 @@ impl Ty {
             Ty::Str { cap } => *cap,
             Ty::Ptr { .. } => 8,
             Ty::Agg { size, .. } => *size,
-            Ty::Stack { frames } => frames * 8,
+            Ty::Stack { frames, kind } => {
+                frames * 8 + if *kind == StackKind::Kernel { 0 } else { 8 }
+            }
             Ty::Void => 0,
         }
     }
@@ -101,11 +105,30 @@ impl Ty {
             (Ty::Str { .. }, Ty::Str { .. }) => true,
             (Ty::Ptr { .. }, Ty::Ptr { .. }) => true,
             (Ty::Agg { size: a, .. }, Ty::Agg { size: b, .. }) => a == b,
-            (Ty::Stack { frames: a }, Ty::Stack { frames: b }) => a == b,
+            (Ty::Stack { frames: a, kind: k }, Ty::Stack { frames: b, kind: l }) => {
+                a == b && k == l
+            }
             (Ty::Void, Ty::Void) => true,
             _ => false,
         }
     }
+}
+
+/// What a [`Ty::Stack`] holds and how it prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StackKind {
+    /// `stack()`: kernel return addresses.
+    Kernel,
+    /// `ustack()`/`jstack()`: the pid, then user return addresses.
+    User,
+    /// `uaddr(a)`: the pid and `a`, printed `module`function+0xoff`.
+    UAddr,
+    /// `usym(a)`: printed `module`function`; aggregation keys merge by function.
+    USym,
+    /// `ufunc(a)`: as `usym`.
+    UFunc,
+    /// `umod(a)`: printed as the module; keys merge by module.
+    UMod,
 }
 
 /// Built-in variables.
@@ -137,6 +160,11 @@ pub enum Builtin {
     Caller,
     /// `stackdepth`: the number of frames of the kernel stack.
     Stackdepth,
+    /// `ucaller`: the user return address of the current function (the
+    /// second frame of the user stack; 0 when there is none).
+    UCaller,
+    /// `ustackdepth`: the number of frames of the user stack.
+    UStackdepth,
 }
 
 /// Where a scalar variable lives.
@@ -423,6 +451,17 @@ pub enum TExprKind {
     /// into scratch memory; the value is its address.
     Stack {
         frames: u32,
+        kind: StackKind,
+        /// For a traced `ustack()`: pages of user stack memory copied above
+        /// the stack pointer with the registers, for the consumer to unwind
+        /// with CFI (0: frame-pointer frames only). Keys never copy.
+        pages: u32,
+    },
+    /// `uaddr(a)`, `usym(a)`, `ufunc(a)`, `umod(a)` (type [`Ty::Stack`] of one
+    /// frame and that kind): the pid and the address, in scratch memory.
+    UserSym {
+        kind: StackKind,
+        addr: Box<TExpr>,
     },
 }
 

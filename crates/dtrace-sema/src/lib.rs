@@ -49,7 +49,10 @@ pub mod types;
 mod vars;
 mod xlate;
 
-pub use actions_ctl::{DEFAULT_STACK_FRAMES, MAX_STACK_FRAMES};
+pub use actions_ctl::{
+    DEFAULT_JSTACK_FRAMES, DEFAULT_STACK_FRAMES, DEFAULT_USTACK_BYTES, DEFAULT_USTACK_FRAMES,
+    MAX_STACK_FRAMES,
+};
 pub use check::{check, check_with};
 pub use ir::*;
 pub use options::{CompileOptions, KernelOffsets};

@@ -52,6 +52,12 @@ pub struct CompileOptions {
     pub library_sources: Vec<dtrace_syntax::SourceId>,
     /// Frames `stack()` records when not given a count (`stackframes`).
     pub stackframes: u32,
+    /// Frames `ustack()` records when not given a count (`ustackframes`).
+    pub ustackframes: u32,
+    /// Frames `jstack()` records when not given a count (`jstackframes`).
+    pub jstackframes: u32,
+    /// Bytes of user stack a traced `ustack()` copies for unwinding (`ustackbytes`).
+    pub ustackbytes: u32,
 }
 
 impl Default for CompileOptions {
@@ -70,6 +76,9 @@ impl Default for CompileOptions {
             max_syscalls: 1024,
             library_sources: Vec::new(),
             stackframes: crate::actions_ctl::DEFAULT_STACK_FRAMES,
+            ustackframes: crate::actions_ctl::DEFAULT_USTACK_FRAMES,
+            jstackframes: crate::actions_ctl::DEFAULT_JSTACK_FRAMES,
+            ustackbytes: crate::actions_ctl::DEFAULT_USTACK_BYTES,
         }
     }
 }

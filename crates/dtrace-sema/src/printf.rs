@@ -92,6 +92,26 @@ impl<'a> Checker<'a> {
             };
             return Err(Diagnostic::new(tag, at, e.message));
         }
+        // %A prints a user address: record it with the current process.
+        if let Ok(parsed) = Format::parse(&text) {
+            for (slot, a) in parsed.slots().iter().zip(args.iter_mut()) {
+                let Slot::Value(c) = slot else { continue };
+                if c.ch != 'A' {
+                    continue;
+                }
+                if let PrintfArg::Expr(e) = a {
+                    if e.ty.is_int_or_ptr() {
+                        let placeholder = TExpr {
+                            kind: TExprKind::Int(0),
+                            ty: Ty::Void,
+                            span: e.span,
+                        };
+                        let v = std::mem::replace(e, placeholder);
+                        *e = self.user_sym(crate::ir::StackKind::UAddr, v);
+                    }
+                }
+            }
+        }
         Ok(args
             .into_iter()
             .filter_map(|a| match a {

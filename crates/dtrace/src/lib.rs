@@ -375,6 +375,17 @@ impl Dtrace {
                 .stackframes
                 .unwrap_or(dtrace_sema::DEFAULT_STACK_FRAMES)
                 .clamp(1, dtrace_sema::MAX_STACK_FRAMES),
+            ustackframes: self
+                .options
+                .ustackframes
+                .unwrap_or(dtrace_sema::DEFAULT_USTACK_FRAMES)
+                .clamp(1, dtrace_sema::MAX_STACK_FRAMES),
+            jstackframes: self
+                .options
+                .jstackframes
+                .unwrap_or(dtrace_sema::DEFAULT_JSTACK_FRAMES)
+                .clamp(1, dtrace_sema::MAX_STACK_FRAMES),
+            ustackbytes: self.options.ustackbytes.min(1 << 20) as u32,
             ..CompileOptions::default()
         }
     }

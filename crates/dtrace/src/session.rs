@@ -88,6 +88,7 @@ impl Session {
             ),
             testing: options.testing,
             stackindent: Some(options.stackindent.min(u32::MAX as u64) as u32),
+            noresolve: options.noresolve,
         };
         let needs_symbols = uses_symbols(&compiled.desc);
         let mut consumer = Consumer::new(compiled.desc, copts);

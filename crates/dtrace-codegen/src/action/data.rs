@@ -14,7 +14,13 @@ impl<'a> Gen<'a> {
             self.store_bytes(e, offset, *size);
             return;
         }
-        if let ValueType::Stack { frames, .. } = vt {
+        let words = match vt {
+            ValueType::Stack { frames, user } => Some(frames + u32::from(*user)),
+            ValueType::UserSym { .. } => Some(2),
+            ValueType::UserStack { frames, .. } => Some(frames + 1),
+            _ => None,
+        };
+        if let Some(words) = words {
             let v = self.expr(e);
             let r = self.get(v, Reg::R2);
             if r != Reg::R2 {
@@ -23,7 +29,10 @@ impl<'a> Gen<'a> {
             self.free(v);
             self.a
                 .emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
-            self.copy_stack(Reg::R1, offset as i16, Reg::R2, *frames);
+            self.copy_stack(Reg::R1, offset as i16, Reg::R2, words);
+            if let ValueType::UserStack { frames, pages } = vt {
+                self.capture_user_stack(offset + 8 + frames * 8, *pages);
+            }
             return;
         }
         let v = self.expr(e);

@@ -1,10 +1,28 @@
-//! Kernel stacks: `stack()` values (traced, aggregation keys, `%k`), and the
-//! built-ins `caller` and `stackdepth`, all from `bpf_get_stack` on the
-//! program's context (saved at [`FP_CTX`] by the clause prologue).
+//! Stacks: `stack()` and `ustack()` values (traced, aggregation keys, `%k`),
+//! the built-ins `caller`, `stackdepth`, `ucaller` and `ustackdepth`, all from
+//! `bpf_get_stack` on the program's context (saved at [`FP_CTX`] by the clause
+//! prologue), and the user symbol values `uaddr()`/`usym()`/`ufunc()`/`umod()`.
+//!
+//! A user stack or symbol value starts with the pid of the process whose
+//! addresses follow, so the consumer can resolve them (also after it exits).
+//! User frames come from the kernel's frame-pointer walk of the user stack.
 
-use crate::gen::{Gen, Val, DCTX, FP_CTX};
+use crate::gen::{Gen, Val, DCTX, FP_CTX, FP_RECORD, FP_SCRATCH};
 use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
-use dtrace_sema::{ProbeKind, MAX_STACK_FRAMES};
+use dtrace_sema::{ProbeKind, StackKind, TExpr, MAX_STACK_FRAMES};
+
+/// `bpf_get_stack` flag: the user stack.
+const BPF_F_USER_STACK: i32 = 1 << 8;
+
+/// 8-byte words of a stack value of `frames` frames and `kind`.
+pub fn stack_words(frames: u32, kind: StackKind) -> u32 {
+    let frames = frames.min(MAX_STACK_FRAMES);
+    if kind == StackKind::Kernel {
+        frames
+    } else {
+        frames + 1
+    }
+}
 
 /// Frames of the probe machinery at the top of a raw-tracepoint program's
 /// kernel stack: the clause subprogram, the trampoline, and the two tracepoint
@@ -17,19 +35,33 @@ use dtrace_sema::{ProbeKind, MAX_STACK_FRAMES};
 const RAW_TP_FRAMES: i32 = 4;
 
 impl<'a> Gen<'a> {
-    /// Gather up to `frames` kernel return addresses into a zeroed dctx
-    /// temporary; returns its dctx offset, with r0 = bytes written (< 0 when
-    /// the kernel has no stack to give).
-    fn gather_stack(&mut self, frames: u32) -> u32 {
+    /// Store the current pid (tgid) at `dctx + off`.
+    fn store_pid(&mut self, off: u32) {
+        self.a.call_helper(helper::GET_CURRENT_PID_TGID);
+        self.a.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R0, 32));
+        self.a
+            .emit(Insn::stx_mem(Size::DW, DCTX, Reg::R0, off as i16));
+    }
+
+    /// Gather up to `frames` return addresses (kernel, or with `user` the
+    /// pid then user addresses) into a zeroed dctx temporary; returns its dctx
+    /// offset, with r0 = bytes of frames written (< 0 when the kernel has no
+    /// stack to give).
+    fn gather_stack(&mut self, frames: u32, user: bool) -> u32 {
         let frames = frames.clamp(1, MAX_STACK_FRAMES);
         let size = frames * 8;
-        let off = self.tmp_str(size);
-        self.zero(DCTX, off as i16, size);
+        let lead = if user { 8 } else { 0 };
+        let off = self.tmp_str(size + lead);
+        self.zero(DCTX, off as i16, size + lead);
+        if user {
+            self.store_pid(off);
+        }
         self.a
             .emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_CTX));
-        self.dctx_ptr(Reg::R2, off);
+        self.dctx_ptr(Reg::R2, off + lead);
         self.a.emit(Insn::mov64_imm(Reg::R3, size as i32));
         let skip = match self.probes.first().map(|p| &p.kind) {
+            _ if user => BPF_F_USER_STACK,
             Some(ProbeKind::Profile { .. } | ProbeKind::Tick { .. }) => 0,
             _ => RAW_TP_FRAMES,
         };
@@ -38,9 +70,9 @@ impl<'a> Gen<'a> {
         off
     }
 
-    /// `stack(frames)`: the address of the gathered frames.
-    pub fn stack_value(&mut self, frames: u32) -> Val {
-        let off = self.gather_stack(frames);
+    /// `stack(frames)` / `ustack(frames)`: the address of the gathered frames.
+    pub fn stack_value(&mut self, frames: u32, kind: StackKind) -> Val {
+        let off = self.gather_stack(frames, kind != StackKind::Kernel);
         let d = self.alloc(true);
         let w = self.work_reg(d, Reg::R0);
         self.dctx_ptr(w, off);
@@ -48,10 +80,27 @@ impl<'a> Gen<'a> {
         d
     }
 
-    /// `stackdepth`: the number of frames; `caller`: the second frame (the
-    /// first is the probe site itself), 0 when there is none.
-    pub fn stack_builtin(&mut self, depth: bool) -> Val {
-        let off = self.gather_stack(MAX_STACK_FRAMES);
+    /// `uaddr(a)` and friends: the pid and the address, in a dctx temporary.
+    pub fn user_sym_value(&mut self, addr: &TExpr) -> Val {
+        let off = self.tmp_str(16);
+        let v = self.expr(addr);
+        let r = self.get(v, Reg::R1);
+        self.a
+            .emit(Insn::stx_mem(Size::DW, DCTX, r, (off + 8) as i16));
+        self.free(v);
+        self.store_pid(off);
+        let d = self.alloc(true);
+        let w = self.work_reg(d, Reg::R0);
+        self.dctx_ptr(w, off);
+        self.put(d, w);
+        d
+    }
+
+    /// `stackdepth`/`ustackdepth`: the number of frames; `caller`/`ucaller`:
+    /// the second frame (the first is the probe site itself), 0 when there is none.
+    pub fn stack_builtin(&mut self, depth: bool, user: bool) -> Val {
+        let off = self.gather_stack(MAX_STACK_FRAMES, user);
+        let first = off + if user { 8 } else { 0 };
         let d = self.alloc(false);
         let w = self.work_reg(d, Reg::R1);
         if depth {
@@ -63,19 +112,96 @@ impl<'a> Gen<'a> {
             self.a.bind(done);
         } else {
             self.a
-                .emit(Insn::ldx_mem(Size::DW, w, DCTX, (off + 8) as i16));
+                .emit(Insn::ldx_mem(Size::DW, w, DCTX, (first + 8) as i16));
         }
         self.put(d, w);
         d
     }
 
-    /// Copy a stack value (`src` holds its address in dctx) of `frames` frames
-    /// to `dst + off`.
-    pub fn copy_stack(&mut self, dst: Reg, off: i16, src: Reg, frames: u32) {
-        for i in 0..frames.min(MAX_STACK_FRAMES) {
+    /// Copy a stack value (`src` holds its address in dctx) of `words` 8-byte
+    /// words (see [`stack_words`]) to `dst + off`.
+    pub fn copy_stack(&mut self, dst: Reg, off: i16, src: Reg, words: u32) {
+        for i in 0..words.min(MAX_STACK_FRAMES + 1) {
             let o = (i * 8) as i16;
             self.a.emit(Insn::ldx_mem(Size::DW, Reg::R0, src, o));
             self.a.emit(Insn::stx_mem(Size::DW, dst, Reg::R0, off + o));
         }
     }
+
+    /// The user registers and `pages` pages of user stack, into the record at
+    /// `off` (see [`crate::desc::ValueType::UserStack`]). The registers come
+    /// from the task's saved user `pt_regs` (valid in any probe context);
+    /// pages are read one by one from the page holding sp upwards, stopping
+    /// at the first that cannot be read (the top of the stack).
+    pub fn capture_user_stack(&mut self, off: u32, pages: u32) {
+        let page = crate::desc::USTACK_PAGE;
+        let rec = |g: &mut Self, reg: Reg| {
+            g.a.emit(Insn::ldx_mem(Size::DW, reg, Reg::FP, FP_RECORD));
+        };
+        self.a.call_helper(helper::GET_CURRENT_TASK_BTF);
+        self.a.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
+        self.a.call_helper(helper::TASK_PT_REGS);
+        // ip, cs, flags, sp (pt_regs offsets 128..160), then bp (offset 32).
+        self.a
+            .emit(Insn::stx_mem(Size::DW, Reg::FP, Reg::R0, FP_SCRATCH));
+        rec(self, Reg::R1);
+        self.a
+            .emit(Insn::alu64_imm(AluOp::Add, Reg::R1, off as i32));
+        self.a.emit(Insn::mov64_imm(Reg::R2, 32));
+        self.a.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
+        self.a
+            .emit(Insn::alu64_imm(AluOp::Add, Reg::R3, PT_REGS_IP));
+        self.a.call_helper(helper::PROBE_READ_KERNEL);
+        rec(self, Reg::R1);
+        self.a
+            .emit(Insn::alu64_imm(AluOp::Add, Reg::R1, (off + 32) as i32));
+        self.a.emit(Insn::mov64_imm(Reg::R2, 8));
+        self.a
+            .emit(Insn::ldx_mem(Size::DW, Reg::R3, Reg::FP, FP_SCRATCH));
+        self.a
+            .emit(Insn::alu64_imm(AluOp::Add, Reg::R3, PT_REGS_BP));
+        self.a.call_helper(helper::PROBE_READ_KERNEL);
+        // The copy starts at sp's page.
+        rec(self, Reg::R1);
+        self.a
+            .emit(Insn::ldx_mem(Size::DW, Reg::R2, Reg::R1, (off + 24) as i16));
+        self.a
+            .emit(Insn::alu64_imm(AluOp::And, Reg::R2, !(page as i32 - 1)));
+        self.a
+            .emit(Insn::stx_mem(Size::DW, Reg::R1, Reg::R2, (off + 40) as i16));
+        self.a
+            .emit(Insn::st_mem(Size::DW, Reg::R1, (off + 48) as i16, 0));
+        let done = self.a.label();
+        let data = off + crate::desc::USTACK_REGS * 8;
+        for i in 0..pages {
+            rec(self, Reg::R1);
+            self.a
+                .emit(Insn::ldx_mem(Size::DW, Reg::R3, Reg::R1, (off + 40) as i16));
+            self.a.jmp_imm(JmpOp::Eq, Reg::R3, 0, done);
+            if i > 0 {
+                self.a
+                    .emit(Insn::alu64_imm(AluOp::Add, Reg::R3, (i * page) as i32));
+            }
+            self.a.emit(Insn::alu64_imm(
+                AluOp::Add,
+                Reg::R1,
+                (data + i * page) as i32,
+            ));
+            self.a.emit(Insn::mov64_imm(Reg::R2, page as i32));
+            self.a.call_helper(helper::PROBE_READ_USER);
+            self.a.jmp_imm(JmpOp::Ne, Reg::R0, 0, done);
+            rec(self, Reg::R1);
+            self.a.emit(Insn::st_mem(
+                Size::DW,
+                Reg::R1,
+                (off + 48) as i16,
+                (i + 1) as i32,
+            ));
+        }
+        self.a.bind(done);
+    }
 }
+
+/// Offsets in x86-64 `struct pt_regs`.
+const PT_REGS_IP: i32 = 128;
+const PT_REGS_BP: i32 = 32;

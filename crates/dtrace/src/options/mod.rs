@@ -113,6 +113,9 @@ pub struct Options {
     pub stackframes: Option<u32>,
     pub ustackframes: Option<u32>,
     pub jstackframes: Option<u32>,
+    /// `ustackbytes` (ours): bytes of user stack a traced `ustack()` copies
+    /// for the consumer's CFI unwinding; 0 keeps frame-pointer frames only.
+    pub ustackbytes: u64,
     pub jstackstrsize: Option<u64>,
     /// `maxframes`: the most frames any stack may have.
     pub maxframes: Option<u32>,
@@ -245,6 +248,7 @@ impl Default for Options {
             stackframes: None,
             ustackframes: None,
             jstackframes: None,
+            ustackbytes: dtrace_sema::DEFAULT_USTACK_BYTES as u64,
             jstackstrsize: None,
             maxframes: None,
             destructive: false,

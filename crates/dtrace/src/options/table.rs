@@ -251,6 +251,9 @@ pub static TABLE: &[OptSpec] = &[
         strsize(v, o.strsize)?),
     opt!("ustackframes", Runtime, |o, v| o.ustackframes =
         parse_count(v)?),
+    // Ours: user stack bytes copied for CFI unwinding (docs/OPTIONS.md).
+    opt!("ustackbytes", Runtime, |o, v| o.ustackbytes =
+        size_or(v, o.ustackbytes)?),
     // Dynamic run-time options.
     opt!("aggpack", Dynamic, |o, v| o.aggpack = parse_flag(v)?),
     opt!("aggrate", Dynamic, |o, v| o.aggrate_hz =

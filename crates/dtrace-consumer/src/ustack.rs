@@ -1,0 +1,124 @@
+//! User stacks and user symbols as dtrace(1) prints them: `ustack()` frames
+//! and `uaddr()` as `module`function+0xoff`, `usym()`/`ufunc()` as
+//! `module`function`, `umod()` as the module; with `-x noresolve` an address
+//! prints as `module:0xoffset` (its offset in the mapping that holds it).
+//! Names come from [`dtrace_usym::UserSymbols`], which keeps each process's
+//! address space after it exits.
+
+use crate::printf::Env;
+use crate::value::UserCapture;
+use dtrace_codegen::desc::{AggDesc, StackKind, ValueType};
+use dtrace_usym::{Regs, UserSymbols};
+
+/// One frame or `uaddr()`: the address with its offset in its function.
+fn describe(pid: u64, addr: u64, env: &Env) -> String {
+    let pid = u32::try_from(pid).unwrap_or(0);
+    if env.noresolve {
+        env.usyms.unresolved(pid, addr)
+    } else {
+        env.usyms.describe(pid, addr)
+    }
+}
+
+/// Appends a user stack as dtrace(1) prints it: a newline, then one frame
+/// per line indented by the stack indent.
+pub fn print_ustack(pid: u64, pcs: &[u64], env: &Env, out: &mut Vec<u8>) {
+    out.push(b'\n');
+    for (i, &pc) in pcs.iter().take_while(|&&pc| pc != 0).enumerate() {
+        out.resize(out.len() + env.stackindent, b' ');
+        let text = if i == 0 || env.noresolve {
+            describe(pid, pc, env)
+        } else {
+            // Frames after the first are return addresses.
+            env.usyms
+                .describe_return(u32::try_from(pid).unwrap_or(0), pc)
+        };
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'\n');
+    }
+}
+
+/// The frames of a captured user stack: unwound with CFI from its registers
+/// and stack copy, or the frame-pointer frames when those are more.
+pub fn capture_frames(c: &UserCapture, max: usize, syms: &UserSymbols) -> Vec<u64> {
+    let fp: Vec<u64> = c.pcs.iter().copied().take_while(|&pc| pc != 0).collect();
+    if c.stack.is_empty() || c.ip == 0 {
+        return fp;
+    }
+    let regs = Regs {
+        ip: c.ip,
+        sp: c.sp,
+        bp: c.bp,
+    };
+    let pid = u32::try_from(c.pid).unwrap_or(0);
+    let unwound = syms.unwind(pid, regs, c.stack_addr, &c.stack, max);
+    if unwound.len() >= fp.len() {
+        unwound
+    } else {
+        fp
+    }
+}
+
+/// Appends a captured user stack (see [`capture_frames`]).
+pub fn print_capture(c: &UserCapture, env: &Env, out: &mut Vec<u8>) {
+    let pcs = capture_frames(c, c.pcs.len(), &env.usyms);
+    print_ustack(c.pid, &pcs, env, out);
+}
+
+/// The text of a user symbol value of `kind`.
+pub fn usym_text(kind: StackKind, pid: u64, addr: u64, env: &Env) -> String {
+    let p = u32::try_from(pid).unwrap_or(0);
+    match kind {
+        StackKind::UMod => env.usyms.module(p, addr),
+        StackKind::USym | StackKind::UFunc => {
+            let start = env.usyms.resolve(p, addr).function_start.unwrap_or(addr);
+            if env.noresolve {
+                env.usyms.unresolved(p, start)
+            } else {
+                env.usyms.function(p, addr)
+            }
+        }
+        _ => describe(pid, addr, env),
+    }
+}
+
+/// A user symbol as a trace record or an aggregation key prints it: two
+/// spaces, then the text left-aligned in 50 columns.
+pub fn print_usym(kind: StackKind, pid: u64, addr: u64, env: &Env, out: &mut Vec<u8>) {
+    let text = usym_text(kind, pid, addr, env);
+    out.extend_from_slice(format!("  {text:<50}").as_bytes());
+}
+
+/// Rewrites the user symbol fields of an aggregation key so that keys naming
+/// the same function (`usym`, `ufunc`) or module (`umod`) become equal, as
+/// libdtrace merges them: the address becomes the function's (module's) start.
+pub fn normalize_key(agg: &AggDesc, key: &mut [u8], syms: &UserSymbols) {
+    for f in &agg.keys {
+        let ValueType::UserSym { kind } = f.ty else {
+            continue;
+        };
+        if !matches!(kind, StackKind::USym | StackKind::UFunc | StackKind::UMod) {
+            continue;
+        }
+        let at = f.offset as usize;
+        let (Some(pid), Some(addr)) = (word(key, at), word(key, at + 8)) else {
+            continue;
+        };
+        let r = syms.resolve(u32::try_from(pid).unwrap_or(0), addr);
+        let start = if kind == StackKind::UMod {
+            r.module_start
+        } else {
+            r.function_start
+        };
+        if let (Some(s), Some(slot)) = (start, key.get_mut(at + 8..at + 16)) {
+            slot.copy_from_slice(&s.to_ne_bytes());
+        }
+    }
+}
+
+fn word(b: &[u8], at: usize) -> Option<u64> {
+    let w = b.get(at..at + 8)?;
+    let mut a = [0u8; 8];
+    a.copy_from_slice(w);
+    Some(u64::from_ne_bytes(a))
+}

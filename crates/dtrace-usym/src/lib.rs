@@ -1,0 +1,259 @@
+//! User-space addresses for the consumer: which object and function an
+//! address of a traced process is in, and the frames of a captured user stack.
+//!
+//! Code map:
+//! - `maps.rs`: `/proc/PID/maps` parsing.
+//! - `elf.rs`: one ELF object: function symbols (`.symtab`, `.dynsym`,
+//!   `.gnu_debugdata`, debug files by build-id or debuglink), PT_LOAD
+//!   segments, unwind sections.
+//! - `space.rs`: a process's modules (mapped objects and their load bias).
+//! - `unwind.rs`: framehop unwinding of a register set plus stack copy.
+//!
+//! [`UserSymbols`] is the handle the consumer keeps: a cache of address
+//! spaces by pid (read at first sight, kept after the process exits so its
+//! addresses still resolve, re-read when an address falls outside every
+//! mapping while the process lives) and of objects by file and build-id.
+//! It reads files under `/proc` and object files; it makes no other system
+//! call, so it stays above `dtrace-sys` in the pipeline.
+
+pub mod elf;
+pub mod maps;
+pub mod space;
+pub mod unwind;
+
+use elf::ElfObject;
+use space::Space;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+pub use unwind::Regs;
+use unwind::SpaceUnwinder;
+
+/// How soon a missed lookup may read a live process's maps again.
+const REREAD_AFTER: Duration = Duration::from_millis(50);
+
+struct Proc {
+    space: Space,
+    read_at: Instant,
+    unwinder: Option<SpaceUnwinder>,
+}
+
+#[derive(Default)]
+struct Inner {
+    procs: HashMap<u32, Proc>,
+    /// Objects by (path, inode); `None` when unreadable.
+    objects: HashMap<(String, u64), Option<Arc<ElfObject>>>,
+    by_build_id: HashMap<Vec<u8>, Arc<ElfObject>>,
+}
+
+/// The consumer's cache of user address spaces and objects (cheap to clone:
+/// clones share the cache).
+#[derive(Clone, Default)]
+pub struct UserSymbols {
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl fmt::Debug for UserSymbols {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "UserSymbols")
+    }
+}
+
+/// What a lookup found for one address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The module's base name (`libc.so.6`, `[vdso]`), if the address is mapped.
+    pub module: Option<String>,
+    /// The function and the address's offset into it.
+    pub function: Option<(String, u64)>,
+    /// The function's start (runtime address), when found.
+    pub function_start: Option<u64>,
+    /// The start of the module (lowest mapped address).
+    pub module_start: Option<u64>,
+    /// Offset of the address in the mapping that holds it (`-x noresolve`).
+    pub map_offset: Option<u64>,
+}
+
+impl UserSymbols {
+    pub fn new() -> UserSymbols {
+        UserSymbols::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        match self.inner.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Reads the address space of `pid` now if it was never read (call it
+    /// when a process is first seen, so it resolves after it exits).
+    pub fn grab(&self, pid: u32) {
+        let mut g = self.lock();
+        g.space(pid, None);
+    }
+
+    /// Everything known about `addr` in process `pid`.
+    pub fn resolve(&self, pid: u32, addr: u64) -> Resolved {
+        let mut g = self.lock();
+        let Some(space) = g.space(pid, Some(addr)) else {
+            return Resolved {
+                module: None,
+                function: None,
+                function_start: None,
+                module_start: None,
+                map_offset: None,
+            };
+        };
+        let map_offset = space.mapping(addr).map(|m| addr - m.start);
+        let module = space.module(addr);
+        let function = module.and_then(|m| {
+            let obj = m.object.as_ref()?;
+            let s = obj.lookup(addr.wrapping_sub(m.bias))?;
+            Some((
+                s.name.clone(),
+                addr.wrapping_sub(m.bias).wrapping_sub(s.addr),
+                s.addr.wrapping_add(m.bias),
+            ))
+        });
+        Resolved {
+            module: module
+                .map(|m| m.name.clone())
+                .or_else(|| space.mapping(addr).and_then(|m| m.name().map(String::from))),
+            function_start: function.as_ref().map(|f| f.2),
+            function: function.map(|(n, o, _)| (n, o)),
+            module_start: module.map(|m| m.start),
+            map_offset,
+        }
+    }
+
+    /// `module`function+0xoff` (no `+0x0`), `module`0xaddr`, or `0xaddr`:
+    /// a `ustack()` frame, `uaddr()`, `%A`.
+    pub fn describe(&self, pid: u32, addr: u64) -> String {
+        let r = self.resolve(pid, addr);
+        match (&r.module, &r.function) {
+            (Some(m), Some((f, 0))) => format!("{m}`{f}"),
+            (Some(m), Some((f, off))) => format!("{m}`{f}+0x{off:x}"),
+            (Some(m), None) => format!("{m}`0x{addr:x}"),
+            _ => format!("0x{addr:x}"),
+        }
+    }
+
+    /// As [`describe`](Self::describe) for a return address: looked up one
+    /// byte before it (a call that ends a function returns just past it),
+    /// with the offset still from the return address.
+    pub fn describe_return(&self, pid: u32, addr: u64) -> String {
+        let r = self.resolve(pid, addr.wrapping_sub(1));
+        match (&r.module, &r.function) {
+            (Some(m), Some((f, off))) => format!("{m}`{f}+0x{:x}", off + 1),
+            (Some(m), None) => format!("{m}`0x{addr:x}"),
+            _ => format!("0x{addr:x}"),
+        }
+    }
+
+    /// `module`function` (`usym()`, `ufunc()`), else as [`describe`](Self::describe).
+    pub fn function(&self, pid: u32, addr: u64) -> String {
+        let r = self.resolve(pid, addr);
+        match (&r.module, &r.function) {
+            (Some(m), Some((f, _))) => format!("{m}`{f}"),
+            (Some(m), None) => format!("{m}`0x{addr:x}"),
+            _ => format!("0x{addr:x}"),
+        }
+    }
+
+    /// The module (`umod()`), or `0xaddr`.
+    pub fn module(&self, pid: u32, addr: u64) -> String {
+        match self.resolve(pid, addr).module {
+            Some(m) => m,
+            None => format!("0x{addr:x}"),
+        }
+    }
+
+    /// `module:0xoffset-in-mapping`, or `0xaddr` (`-x noresolve`).
+    pub fn unresolved(&self, pid: u32, addr: u64) -> String {
+        let r = self.resolve(pid, addr);
+        match (&r.module, r.map_offset) {
+            (Some(m), Some(off)) => format!("{m}:0x{off:x}"),
+            _ => format!("0x{addr:x}"),
+        }
+    }
+
+    /// Unwinds a captured stack of process `pid` (see [`Regs`]): at most `max`
+    /// addresses, the probe's pc first. Empty when the pid's space is unknown.
+    pub fn unwind(
+        &self,
+        pid: u32,
+        regs: Regs,
+        stack_addr: u64,
+        stack: &[u8],
+        max: usize,
+    ) -> Vec<u64> {
+        let mut g = self.lock();
+        if g.space(pid, Some(regs.ip)).is_none() {
+            return Vec::new();
+        }
+        let Some(p) = g.procs.get_mut(&pid) else {
+            return Vec::new();
+        };
+        let space = &p.space;
+        let u = p.unwinder.get_or_insert_with(|| SpaceUnwinder::new(space));
+        u.unwind(regs, stack_addr, stack, max)
+    }
+}
+
+impl Inner {
+    /// The space of `pid`: read at first sight, and again when `addr` is in no
+    /// mapping while the process lives (a library mapped since).
+    fn space(&mut self, pid: u32, addr: Option<u64>) -> Option<&Space> {
+        if pid == 0 {
+            return None;
+        }
+        let stale = match (self.procs.get(&pid), addr) {
+            (None, _) => true,
+            (Some(p), Some(a)) => {
+                p.space.mapping(a).is_none() && p.read_at.elapsed() >= REREAD_AFTER
+            }
+            (Some(_), None) => false,
+        };
+        if stale {
+            if let Some(maps) = maps::read(pid) {
+                let root = format!("/proc/{pid}/root");
+                let space = Space::new(maps, |path, inode| self.object(&root, path, inode));
+                self.procs.insert(
+                    pid,
+                    Proc {
+                        space,
+                        read_at: Instant::now(),
+                        unwinder: None,
+                    },
+                );
+            } else if let Some(p) = self.procs.get_mut(&pid) {
+                // Gone: keep what was read, and stop trying.
+                p.read_at = Instant::now() + Duration::from_secs(3600 * 24 * 365);
+            }
+        }
+        self.procs.get(&pid).map(|p| &p.space)
+    }
+
+    /// The object at `path` (through the process's root when it can be read
+    /// there), cached by file and by build-id.
+    fn object(&mut self, root: &str, path: &str, inode: u64) -> Option<Arc<ElfObject>> {
+        let key = (path.to_string(), inode);
+        if let Some(o) = self.objects.get(&key) {
+            return o.clone();
+        }
+        let through_root = format!("{root}{path}");
+        let obj = ElfObject::load(&through_root, path).or_else(|| ElfObject::load(path, path));
+        let obj = obj.map(|o| match o.build_id.clone() {
+            Some(id) => self
+                .by_build_id
+                .entry(id)
+                .or_insert_with(|| Arc::new(o))
+                .clone(),
+            None => Arc::new(o),
+        });
+        self.objects.insert(key, obj.clone());
+        obj
+    }
+}
