@@ -1,23 +1,30 @@
-//! `dtrace -h`: generate a C header from a script's provider definitions
-//! (`provider foo { probe bar(int); };`). The generator itself lands with the
-//! D-language support for provider definitions; until then this checks the
-//! command line as dtrace does and says plainly what is missing.
+//! `dtrace -h`: a C header from a script's provider definitions
+//! (`provider foo { probe bar(int); };`), with DTrace's macros:
+//! `FOO_BAR(a)` fires the probe and `FOO_BAR_ENABLED()` tells whether it is
+//! enabled. They expand to stapsdt probes, the format of `<sys/sdt.h>`: each
+//! site is a 5-byte nop (which 6.18 turns into a fast uprobe) described by a
+//! `.note.stapsdt` note with its provider, name and argument locations, and
+//! each probe has a semaphore in `.probes` that the tracer increments while
+//! the probe is enabled. No DOF, no helper daemon: our usdt provider and any
+//! stapsdt tool find the probes in the notes. The semaphores are defined weak
+//! in the header itself, so a program links with or without `dtrace -G`.
 
 use crate::args::{Args, SourceArg};
+use crate::provider::{macro_name, providers, semaphore, ProviderDef};
 use crate::run::Fail;
 
-/// Run `-h`. Never succeeds yet: returns the failure to report.
-pub fn run(args: &Args) -> Fail {
+/// Run `-h`: write the header; the failure to report otherwise.
+pub fn run(args: &Args) -> Result<i32, Fail> {
     if args.sources.is_empty() {
-        return Fail::usage("dtrace: -h requires one or more scripts or enabling options");
+        return Err(Fail::usage("dtrace: -h requires one or more scripts or enabling options"));
     }
     let header = match &args.output {
         Some(o) => o.clone(),
         None => {
             if args.sources.len() > 1 {
-                return Fail::usage(
+                return Err(Fail::usage(
                     "dtrace: -h requires an output file if multiple scripts are specified",
-                );
+                ));
             }
             match &args.sources[0] {
                 SourceArg::Script(path) if path.ends_with(".d") => {
@@ -25,54 +32,96 @@ pub fn run(args: &Args) -> Fail {
                     format!("{}.h", &base[..base.len() - 2])
                 }
                 _ => {
-                    return Fail::usage(
+                    return Err(Fail::usage(
                         "dtrace: -h requires an output file if no scripts are specified",
-                    )
-                }
-            }
-        }
-    };
-    let mut providers = Vec::new();
-    for source in &args.sources {
-        if let SourceArg::Script(path) = source {
-            match std::fs::read(path) {
-                Ok(bytes) => providers.extend(provider_names(&String::from_utf8_lossy(&bytes))),
-                Err(e) => {
-                    return Fail::error(format!(
-                        "dtrace: failed to open {path}: {}",
-                        dtrace_sys::proc::strerror(&e)
                     ))
                 }
             }
         }
-    }
-    if providers.is_empty() {
-        return Fail::error(format!(
+    };
+    let defs = read_providers(args)?;
+    if defs.is_empty() {
+        return Err(Fail::error(format!(
             "dtrace: failed to create header file {header}: no provider definitions found \
              (-h needs a script that defines a provider)"
-        ));
+        )));
     }
-    Fail::error(format!(
-        "dtrace: failed to create header file {header}: header generation for provider {} \
-         is not supported yet",
-        providers.join(", ")
-    ))
+    let text = generate(&header, &defs);
+    std::fs::write(&header, text).map_err(|e| {
+        Fail::error(format!(
+            "dtrace: failed to create header file {header}: {}",
+            dtrace_sys::proc::strerror(&e)
+        ))
+    })?;
+    Ok(0)
 }
 
-/// Names of the providers a D script defines, found lexically: the keyword
-/// `provider`, a name, then `{`, outside comments and string literals.
-pub fn provider_names(text: &str) -> Vec<String> {
-    let words = words(text);
-    let mut names = Vec::new();
-    for w in words.windows(3) {
-        if w[0] == "provider" && is_identifier(&w[1]) && w[2] == "{" {
-            names.push(w[1].clone());
+/// The provider definitions of every `-s` script.
+pub fn read_providers(args: &Args) -> Result<Vec<ProviderDef>, Fail> {
+    let mut defs = Vec::new();
+    for source in &args.sources {
+        if let SourceArg::Script(path) = source {
+            match std::fs::read(path) {
+                Ok(bytes) => defs.extend(providers(&String::from_utf8_lossy(&bytes))),
+                Err(e) => {
+                    return Err(Fail::error(format!(
+                        "dtrace: failed to open {path}: {}",
+                        dtrace_sys::proc::strerror(&e)
+                    )))
+                }
+            }
         }
     }
-    names
+    Ok(defs)
 }
 
-fn is_identifier(s: &str) -> bool {
+/// The assembler text of one probe site (a C string-literal sequence), for
+/// the `_DTRACE_STAPSDT` macro the header defines.
+const SITE_MACRO: &str = include_str!("stapsdt_site.h");
+
+/// The header text for `defs`, written to the file `path`.
+pub fn generate(path: &str, defs: &[ProviderDef]) -> String {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    let guard: String = base
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+        .collect();
+    let mut h = String::new();
+    h.push_str("/*\n * Generated by dtrace(1): stapsdt probes and semaphores, no DOF.\n */\n\n");
+    h.push_str(&format!("#ifndef\t_{guard}\n#define\t_{guard}\n\n"));
+    h.push_str("#ifdef\t__cplusplus\nextern \"C\" {\n#endif\n\n");
+    h.push_str(SITE_MACRO);
+    for p in defs {
+        h.push_str(&format!("\n/* provider {} */\n\n", p.name));
+        for probe in &p.probes {
+            let m = macro_name(&p.name, &probe.name);
+            let sem = semaphore(&p.name, &probe.name);
+            let params: Vec<String> = (0..probe.args.len()).map(|i| format!("arg{i}")).collect();
+            let fmt: Vec<String> = (0..probe.args.len()).map(|i| format!("-8@%[_a{i}]")).collect();
+            let ops: Vec<String> = (0..probe.args.len())
+                .map(|i| format!("[_a{i}] \"nor\" ((long)(arg{i}))"))
+                .collect();
+            h.push_str(&format!("_DTRACE_SEMAPHORE({sem});\n"));
+            if !probe.args.is_empty() {
+                h.push_str(&format!("/* {}({}) */\n", probe.name, probe.args.join(", ")));
+            }
+            h.push_str(&format!(
+                "#define\t{m}({}) \\\n\tdo {{ \\\n\t\t__asm__ __volatile__ (_DTRACE_STAPSDT(\"{}\", \"{}\", {sem}, \"{}\") \\\n\t\t    :: {}); \\\n\t}} while (0)\n",
+                params.join(", "),
+                p.name,
+                probe.name,
+                fmt.join(" "),
+                ops.join(", ")
+            ));
+            h.push_str(&format!("#define\t{m}_ENABLED() \\\n\t_DTRACE_ENABLED({sem})\n\n"));
+        }
+    }
+    h.push_str("#ifdef\t__cplusplus\n}\n#endif\n\n");
+    h.push_str(&format!("#endif\t/* _{guard} */\n"));
+    h
+}
+
+pub fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -80,7 +129,7 @@ fn is_identifier(s: &str) -> bool {
 
 /// Identifiers and single punctuation characters, skipping comments, strings,
 /// character constants and preprocessor lines.
-fn words(text: &str) -> Vec<String> {
+pub fn words(text: &str) -> Vec<String> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -148,17 +197,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn finds_provider_definitions() {
-        let text = "#pragma D option quiet\n/* provider fake { */\n\
-                    provider myapp {\n  probe start(int);\n};\n\
-                    BEGIN { trace(\"provider nope {\"); }\n\
-                    provider\n\tother_2 { probe x(); };\n";
-        assert_eq!(provider_names(text), vec!["myapp", "other_2"]);
-        assert!(provider_names("BEGIN { exit(0); }").is_empty());
-        assert!(provider_names("// provider a {\n").is_empty());
-    }
-
-    #[test]
     fn usage_checks() {
         let parse = |w: &[&str]| {
             let argv: Vec<String> = std::iter::once("dtrace")
@@ -167,15 +205,15 @@ mod tests {
                 .collect();
             crate::args::parse(&argv).expect("parse")
         };
-        let f = run(&parse(&["-h"]));
+        let f = run(&parse(&["-h"])).expect_err("usage");
         assert_eq!(f.code, crate::args::EXIT_USAGE);
-        let f = run(&parse(&["-h", "-n", "BEGIN"]));
+        let f = run(&parse(&["-h", "-n", "BEGIN"])).expect_err("usage");
         assert_eq!(f.code, crate::args::EXIT_USAGE);
         assert_eq!(
             f.message.as_deref(),
             Some("dtrace: -h requires an output file if no scripts are specified")
         );
-        let f = run(&parse(&["-h", "-s", "/nonexistent/x.d"]));
+        let f = run(&parse(&["-h", "-s", "/nonexistent/x.d"])).expect_err("no file");
         assert_eq!(f.code, 1);
         assert_eq!(
             f.message.as_deref(),

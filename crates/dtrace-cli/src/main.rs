@@ -5,6 +5,8 @@ mod args;
 #[cfg(test)]
 mod docs_check;
 mod header;
+mod link;
+mod provider;
 mod output;
 mod run;
 mod targets;

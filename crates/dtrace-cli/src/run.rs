@@ -85,17 +85,13 @@ pub fn main(argv: &[String]) -> i32 {
 fn run(args: &Args) -> Result<i32, Fail> {
     match args.mode {
         Mode::Version => return print_version(args.verbose > 0),
-        Mode::Header => return Err(crate::header::run(args)),
+        Mode::Header => return crate::header::run(args),
         Mode::Anon => {
             return Err(Fail::error(
                 "dtrace: -A is not supported: Linux has no anonymous tracing",
             ))
         }
-        Mode::Link => {
-            return Err(Fail::error(
-                "dtrace: -G is not supported yet: ELF generation comes with USDT support",
-            ))
-        }
+        Mode::Link => return crate::link::run(args, &args.macro_args),
         Mode::Exec | Mode::List => {}
     }
     if args.claim_anon {

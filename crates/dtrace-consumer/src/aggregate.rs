@@ -247,14 +247,15 @@ pub fn collect_rows(
     aggs: &[&AggDesc],
     source: &mut dyn AggSource,
     opts: &ConsumerOptions,
-    usyms: &dtrace_usym::UserSymbols,
+    env: &Env,
 ) -> Result<Vec<Row>, ConsumeError> {
+    let mut seen = std::collections::HashMap::new();
     let mut by_key: BTreeMap<Vec<u8>, Row> = BTreeMap::new();
     for (pos, agg) in aggs.iter().enumerate() {
         // Keys naming the same user function or module are one row.
         let mut merged: BTreeMap<Vec<u8>, Vec<Vec<u8>>> = BTreeMap::new();
         for (mut key, per_cpu) in source.snapshot(agg.id) {
-            crate::ustack::normalize_key(agg, &mut key, usyms);
+            crate::ustack::normalize_key(agg, &mut key, env, &mut seen);
             merged.entry(key).or_default().extend(per_cpu);
         }
         for (key, per_cpu) in merged {

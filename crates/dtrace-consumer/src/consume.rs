@@ -383,7 +383,7 @@ impl Consumer {
                 }
                 ActionKind::Printa { format, aggs: ids } => {
                     let descs = agg_descs(&self.desc, ids)?;
-                    let rows = collect_rows(&descs, aggs, &self.opts, &self.env.usyms)?;
+                    let rows = collect_rows(&descs, aggs, &self.opts, &self.env)?;
                     let normals = normals_of(&self.normals, ids);
                     if format.is_some() {
                         let f = lookup_format(&self.formats, epid, i)?;
@@ -459,7 +459,7 @@ impl Consumer {
                 continue;
             }
             let descs = agg_descs(&self.desc, &[id])?;
-            let rows = collect_rows(&descs, aggs, &self.opts, &self.env.usyms)?;
+            let rows = collect_rows(&descs, aggs, &self.opts, &self.env)?;
             let normals = normals_of(&self.normals, &[id]);
             print_rows(&descs, &normals, &rows, &self.opts, &self.env, &mut buf);
         }
@@ -504,7 +504,7 @@ fn agg_control(
                 &descs,
                 aggs,
                 &ConsumerOptions::default(),
-                &dtrace_usym::UserSymbols::new(),
+                &Env::default(),
             )?;
             let n = arg.unwrap_or(0);
             let keep = usize::try_from(n.unsigned_abs()).unwrap_or(usize::MAX);

@@ -9,6 +9,7 @@ use crate::printf::Env;
 use crate::value::UserCapture;
 use dtrace_codegen::desc::{AggDesc, StackKind, ValueType};
 use dtrace_usym::{Regs, UserSymbols};
+use std::collections::HashMap;
 
 /// One frame or `uaddr()`: the address with its offset in its function.
 fn describe(pid: u64, addr: u64, env: &Env) -> String {
@@ -89,29 +90,33 @@ pub fn print_usym(kind: StackKind, pid: u64, addr: u64, env: &Env, out: &mut Vec
     out.extend_from_slice(format!("  {text:<50}").as_bytes());
 }
 
-/// Rewrites the user symbol fields of an aggregation key so that keys naming
-/// the same function (`usym`, `ufunc`) or module (`umod`) become equal, as
-/// libdtrace merges them: the address becomes the function's (module's) start.
-pub fn normalize_key(agg: &AggDesc, key: &mut [u8], syms: &UserSymbols) {
+/// Rewrites the user symbol fields of an aggregation key so that keys that
+/// print the same become equal, as libdtrace merges them: `usym`/`ufunc`
+/// keys by function, `umod` keys by module, `uaddr` keys by address, also
+/// across processes running the same object. `seen` maps each printed text
+/// to the first (pid, address) that printed it.
+pub fn normalize_key(
+    agg: &AggDesc,
+    key: &mut [u8],
+    env: &Env,
+    seen: &mut HashMap<String, (u64, u64)>,
+) {
     for f in &agg.keys {
         let ValueType::UserSym { kind } = f.ty else {
             continue;
         };
-        if !matches!(kind, StackKind::USym | StackKind::UFunc | StackKind::UMod) {
-            continue;
-        }
         let at = f.offset as usize;
         let (Some(pid), Some(addr)) = (word(key, at), word(key, at + 8)) else {
             continue;
         };
-        let r = syms.resolve(u32::try_from(pid).unwrap_or(0), addr);
-        let start = if kind == StackKind::UMod {
-            r.module_start
-        } else {
-            r.function_start
-        };
-        if let (Some(s), Some(slot)) = (start, key.get_mut(at + 8..at + 16)) {
-            slot.copy_from_slice(&s.to_ne_bytes());
+        let text = usym_text(kind, pid, addr, env);
+        if text.starts_with("0x") {
+            continue;
+        }
+        let (p, a) = *seen.entry(text).or_insert((pid, addr));
+        if let Some(slot) = key.get_mut(at..at + 16) {
+            slot[..8].copy_from_slice(&p.to_ne_bytes());
+            slot[8..].copy_from_slice(&a.to_ne_bytes());
         }
     }
 }
