@@ -13,7 +13,9 @@ use crate::run::Fail;
 /// Run `-G`: write the object.
 pub fn run(args: &Args, objects: &[String]) -> Result<i32, Fail> {
     if args.sources.is_empty() {
-        return Err(Fail::usage("dtrace: -G requires one or more scripts or enabling options"));
+        return Err(Fail::usage(
+            "dtrace: -G requires one or more scripts or enabling options",
+        ));
     }
     let out = match &args.output {
         Some(o) => o.clone(),
@@ -77,7 +79,7 @@ pub fn object(sems: &[String]) -> Vec<u8> {
 
     let mut strtab = vec![0u8];
     let mut syms = vec![0u8; 24]; // the null symbol
-    // The section symbol of .probes.
+                                  // The section symbol of .probes.
     syms.extend(sym(0, STB_LOCAL << 4 | STT_SECTION, 0, 1, 0, 0));
     for (i, s) in sems.iter().enumerate() {
         let n = name(s, &mut strtab);
@@ -110,11 +112,51 @@ pub fn object(sems: &[String]) -> Vec<u8> {
     }
     let shoff = f.len() as u64;
     let mut sh = vec![0u8; 64];
-    sh.extend(shdr(n_probes, SHT_PROGBITS, SHF_WRITE | SHF_ALLOC, o_probes, probes.len() as u64, 0, 0, 2, 0));
+    sh.extend(shdr(
+        n_probes,
+        SHT_PROGBITS,
+        SHF_WRITE | SHF_ALLOC,
+        o_probes,
+        probes.len() as u64,
+        0,
+        0,
+        2,
+        0,
+    ));
     sh.extend(shdr(n_stack, SHT_PROGBITS, 0, o_probes, 0, 0, 0, 1, 0));
-    sh.extend(shdr(n_symtab, SHT_SYMTAB, 0, o_syms, syms.len() as u64, 4, 2, 8, 24));
-    sh.extend(shdr(n_strtab, SHT_STRTAB, 0, o_str, strtab.len() as u64, 0, 0, 1, 0));
-    sh.extend(shdr(n_shstr, SHT_STRTAB, 0, o_shstr, shstr.len() as u64, 0, 0, 1, 0));
+    sh.extend(shdr(
+        n_symtab,
+        SHT_SYMTAB,
+        0,
+        o_syms,
+        syms.len() as u64,
+        4,
+        2,
+        8,
+        24,
+    ));
+    sh.extend(shdr(
+        n_strtab,
+        SHT_STRTAB,
+        0,
+        o_str,
+        strtab.len() as u64,
+        0,
+        0,
+        1,
+        0,
+    ));
+    sh.extend(shdr(
+        n_shstr,
+        SHT_STRTAB,
+        0,
+        o_shstr,
+        shstr.len() as u64,
+        0,
+        0,
+        1,
+        0,
+    ));
     f.extend(sh);
 
     // The ELF header.

@@ -147,6 +147,9 @@ mod tests {
         assert_eq!(p[0].probes[3].args, ["char **"]);
         assert!(p[0].probes[4].args.is_empty());
         assert_eq!(macro_name("test_prov", "d__ash"), "TEST_PROV_D_ASH");
-        assert_eq!(semaphore("test_prov", "d__ash"), "test_prov_d__ash_semaphore");
+        assert_eq!(
+            semaphore("test_prov", "d__ash"),
+            "test_prov_d__ash_semaphore"
+        );
     }
 }

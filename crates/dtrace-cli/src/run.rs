@@ -493,6 +493,9 @@ fn trace(
         if let Err(m) = targets.release_all() {
             state.fail(Fail::error(m));
         }
+        for pid in targets.pids() {
+            session.watch_process(pid);
+        }
     }
 
     while !state.done {

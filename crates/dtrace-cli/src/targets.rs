@@ -75,6 +75,16 @@ impl Targets {
     }
 
     /// `$target`: the first created process, else the first grabbed one.
+    /// Every target's pid.
+    pub fn pids(&self) -> Vec<u32> {
+        self.children
+            .iter()
+            .map(|c| c.child.pid())
+            .chain(self.grabbed.iter().map(|g| g.pid))
+            .filter_map(|p| u32::try_from(p).ok())
+            .collect()
+    }
+
     pub fn target_pid(&self) -> Option<i32> {
         self.children
             .first()

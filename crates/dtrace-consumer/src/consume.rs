@@ -108,6 +108,8 @@ pub struct Consumer {
     redirect: Option<(String, std::fs::File)>,
     /// How `setopt()` sets an option (None: every name is unknown).
     setopt: Option<SetOption>,
+    /// Processes whose address spaces are followed (see `watch_process`).
+    watched: Vec<u32>,
 }
 
 impl Consumer {
@@ -149,12 +151,30 @@ impl Consumer {
             env,
             redirect: None,
             setopt: None,
+            watched: Vec::new(),
         }
     }
 
     /// How `setopt()` sets options while tracing.
     pub fn set_option_handler(&mut self, f: SetOption) {
         self.setopt = Some(f);
+    }
+
+    /// Follow the address space of process `pid` (a `-c`/`-p` target): it is
+    /// read again at each [`refresh_processes`](Self::refresh_processes)
+    /// while it lives, so its addresses resolve after it exits.
+    pub fn watch_process(&mut self, pid: u32) {
+        if !self.watched.contains(&pid) {
+            self.watched.push(pid);
+        }
+        self.env.usyms.refresh(pid);
+    }
+
+    /// Re-read the address spaces of the watched processes that changed.
+    pub fn refresh_processes(&mut self) {
+        for &pid in &self.watched {
+            self.env.usyms.refresh(pid);
+        }
     }
 
     /// Kernel symbols for stacks and `%a` (without them addresses print in hex).
@@ -500,12 +520,7 @@ fn agg_control(
             let descs = agg_descs(desc, &[agg])?;
             // Ascending by value (ties by key); keep the largest n, or the
             // smallest |n| when n is negative, and remove the rest.
-            let rows = collect_rows(
-                &descs,
-                aggs,
-                &ConsumerOptions::default(),
-                &Env::default(),
-            )?;
+            let rows = collect_rows(&descs, aggs, &ConsumerOptions::default(), &Env::default())?;
             let n = arg.unwrap_or(0);
             let keep = usize::try_from(n.unsigned_abs()).unwrap_or(usize::MAX);
             let len = rows.len();

@@ -26,16 +26,15 @@ use space::Space;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
 pub use unwind::Regs;
 use unwind::SpaceUnwinder;
 
-/// How soon a missed lookup may read a live process's maps again.
-const REREAD_AFTER: Duration = Duration::from_millis(50);
-
 struct Proc {
     space: Space,
-    read_at: Instant,
+    /// The maps text `space` was built from.
+    maps_text: String,
+    /// Cleared once its maps can no longer be read.
+    alive: bool,
     unwinder: Option<SpaceUnwinder>,
 }
 
@@ -92,6 +91,20 @@ impl UserSymbols {
     pub fn grab(&self, pid: u32) {
         let mut g = self.lock();
         g.space(pid, None);
+    }
+
+    /// Reads the address space of `pid` again if it changed since last read
+    /// and the process still lives (a traced process, polled while tracing,
+    /// so that what it mapped last still resolves after it exits).
+    pub fn refresh(&self, pid: u32) {
+        let Some(text) = read_maps(pid) else {
+            return;
+        };
+        let mut g = self.lock();
+        if g.procs.get(&pid).is_some_and(|p| p.maps_text == text) {
+            return;
+        }
+        g.install(pid, text);
     }
 
     /// Everything known about `addr` in process `pid`.
@@ -202,38 +215,63 @@ impl UserSymbols {
     }
 }
 
+/// The text of `/proc/PID/maps`; None when the process is gone, or is a
+/// zombie (whose maps read empty: what was read before is kept).
+fn read_maps(pid: u32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/maps"))
+        .ok()
+        .filter(|t| !t.is_empty())
+}
+
 impl Inner {
     /// The space of `pid`: read at first sight, and again when `addr` is in no
-    /// mapping while the process lives (a library mapped since).
+    /// object while the process lives (a library mapped since, or an exec).
     fn space(&mut self, pid: u32, addr: Option<u64>) -> Option<&Space> {
         if pid == 0 {
             return None;
         }
         let stale = match (self.procs.get(&pid), addr) {
             (None, _) => true,
+            // Not in a mapped object: maybe mapped since (dlopen, or an
+            // exec since the space was read), so look again while it lives.
             (Some(p), Some(a)) => {
-                p.space.mapping(a).is_none() && p.read_at.elapsed() >= REREAD_AFTER
+                p.alive && p.space.mapping(a).and_then(|m| m.path.as_ref()).is_none()
             }
             (Some(_), None) => false,
         };
         if stale {
-            if let Some(maps) = maps::read(pid) {
-                let root = format!("/proc/{pid}/root");
-                let space = Space::new(maps, |path, inode| self.object(&root, path, inode));
-                self.procs.insert(
-                    pid,
-                    Proc {
-                        space,
-                        read_at: Instant::now(),
-                        unwinder: None,
-                    },
-                );
-            } else if let Some(p) = self.procs.get_mut(&pid) {
+            match read_maps(pid) {
+                Some(text) => {
+                    if self.procs.get(&pid).map_or(true, |p| p.maps_text != text) {
+                        self.install(pid, text);
+                    }
+                }
                 // Gone: keep what was read, and stop trying.
-                p.read_at = Instant::now() + Duration::from_secs(3600 * 24 * 365);
+                None => {
+                    if let Some(p) = self.procs.get_mut(&pid) {
+                        p.alive = false;
+                    }
+                }
             }
         }
         self.procs.get(&pid).map(|p| &p.space)
+    }
+
+    /// Builds and keeps the space of `pid` from its maps text.
+    fn install(&mut self, pid: u32, text: String) {
+        let root = format!("/proc/{pid}/root");
+        let space = Space::new(maps::parse(&text), |path, inode| {
+            self.object(&root, path, inode)
+        });
+        self.procs.insert(
+            pid,
+            Proc {
+                space,
+                maps_text: text,
+                alive: true,
+                unwinder: None,
+            },
+        );
     }
 
     /// The object at `path` (through the process's root when it can be read
@@ -255,5 +293,40 @@ impl Inner {
         });
         self.objects.insert(key, obj.clone());
         obj
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[inline(never)]
+    fn marker() -> u64 {
+        marker as fn() -> u64 as usize as u64
+    }
+
+    #[test]
+    fn resolves_own_function_and_module() {
+        let syms = UserSymbols::new();
+        let pid = std::process::id();
+        let addr = marker();
+        let r = syms.resolve(pid, addr + 1);
+        let exe = std::env::current_exe().expect("exe");
+        let name = exe
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        assert_eq!(r.module.as_deref(), Some(name.as_str()));
+        let (f, off) = r.function.expect("function");
+        assert!(f.contains("marker"), "{f}");
+        assert_eq!(off, 1);
+        assert_eq!(r.function_start, Some(addr));
+        assert!(syms.describe(pid, addr).contains("marker"));
+        assert!(syms
+            .unresolved(pid, addr)
+            .starts_with(&format!("{name}:0x")));
+        // Unknown processes print in hex.
+        assert_eq!(syms.describe(0, 0x1234), "0x1234");
     }
 }

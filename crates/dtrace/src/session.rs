@@ -207,6 +207,12 @@ impl Session {
         }
     }
 
+    /// Follow the address space of a traced process (`-c`/`-p`), so user
+    /// addresses of it resolve also after it exits.
+    pub fn watch_process(&mut self, pid: u32) {
+        self.consumer.watch_process(pid);
+    }
+
     /// Fire BEGIN (in this process's context), consume its output, then attach all
     /// other probes. Returns `Done` if BEGIN called exit().
     pub fn go(
@@ -237,6 +243,7 @@ impl Session {
         err: &mut dyn Write,
     ) -> Result<WorkStatus, ExecError> {
         self.rt.wait(timeout).map_err(exec_error)?;
+        self.consumer.refresh_processes();
         self.drain(out, err)?;
         self.export_tick(false, err);
         Ok(self.status())
