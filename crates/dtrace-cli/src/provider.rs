@@ -103,9 +103,9 @@ fn type_text(mut t: Vec<String>) -> String {
     }
     let mut s = String::new();
     for tok in t {
-        if !s.is_empty() && tok != "*" && !s.ends_with('*') {
-            s.push(' ');
-        } else if tok == "*" && !s.ends_with('*') {
+        // A space between words, and before the first `*` of a run.
+        let space = !s.is_empty() && !s.ends_with('*');
+        if space {
             s.push(' ');
         }
         s.push_str(&tok);
