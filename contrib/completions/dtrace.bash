@@ -11,7 +11,7 @@ incdir iregs jstackframes jstackstrsize kdefs knodefs late lazyload ldpath libdi
 linkmode linknommap linktype lockmem maxframes metriclabels modpath noresolve nolibs nspec otlp pcapsize pgmax preallocate
 printsize procfspath prometheus pspec quiet quietresize rawbytes scratchsize specsize stackframes stackindent
 statusrate stdc strip strsize switchrate syslibdir sysslice tree tregs udefs undef
-unodefs useruid ustackframes verbose version zdefs"
+unodefs useruid ustackbytes ustackframes verbose version zdefs"
 
 _dtrace_flags="-32 -64 -a -A -b -c -C -D -e -f -F -G -h -H -i -I -l -L -m -n -o -p -P
 -q -s -S -U -v -V -w -x -X -Z --prometheus --otlp"

@@ -133,7 +133,13 @@ fn label_value(v: &Value) -> String {
         Value::Pointer(p) => format!("0x{p:x}"),
         Value::Str(s) => String::from_utf8_lossy(s).into_owned(),
         Value::Bytes(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
-        Value::Stack(_) => String::new(),
+        Value::Stack(_) | Value::UStack { .. } | Value::UCapture(_) => String::new(),
+        Value::USym { kind, pid, addr } => dtrace_consumer::ustack::usym_text(
+            *kind,
+            *pid,
+            *addr,
+            &dtrace_consumer::printf::Env::default(),
+        ),
     }
 }
 
@@ -177,7 +183,13 @@ pub fn families(plan: &Plan, desc: &ProgramDesc, source: &mut dyn AggSource) -> 
         };
         // A row that cannot be decoded leaves the family empty for this
         // snapshot rather than stopping the exporter.
-        let rows = collect_rows(&[agg], source, &opts).unwrap_or_default();
+        let rows = collect_rows(
+            &[agg],
+            source,
+            &opts,
+            &dtrace_consumer::printf::Env::default(),
+        )
+        .unwrap_or_default();
         let series = rows
             .iter()
             .filter_map(|r| {
