@@ -141,6 +141,30 @@ fn header_generation_needs_provider_definitions() {
 }
 
 #[test]
+fn link_mode_writes_an_object_defining_the_semaphores() {
+    let script = common::temp_path("linkprov.d");
+    std::fs::write(
+        &script,
+        "provider app {\n\tprobe go(int);\n\tprobe stop();\n};\n",
+    )
+    .expect("write script");
+    let obj = common::temp_path("linkprov.o");
+    let (s, o) = (script.to_string_lossy(), obj.to_string_lossy());
+    let out = dtrace(&["-G", "-o", &o, "-s", &s]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let bytes = std::fs::read(&obj).expect("object written");
+    // An ELF64 little-endian relocatable object for x86-64.
+    assert_eq!(&bytes[..6], b"\x7fELF\x02\x01");
+    assert_eq!(u16::from_le_bytes([bytes[16], bytes[17]]), 1);
+    assert_eq!(u16::from_le_bytes([bytes[18], bytes[19]]), 62);
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains("app_go_semaphore") && text.contains("app_stop_semaphore"));
+    assert!(text.contains(".probes"));
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_file(&obj);
+}
+
+#[test]
 fn bad_diag_style_exits_2() {
     let out = dtrace(&["-x", "diag=shiny", "-n", "BEGIN"]);
     assert_eq!(out.status.code(), Some(2));
@@ -151,7 +175,6 @@ fn bad_diag_style_exits_2() {
 fn unsupported_modes_fail_clearly() {
     for (args, needle) in [
         (&["-A", "-n", "BEGIN"][..], "-A is not supported"),
-        (&["-G", "-n", "BEGIN"][..], "-G is not supported"),
         (&["-a"][..], "-a is not supported"),
         (&["-32", "-n", "BEGIN"][..], "-32 is not supported"),
     ] {
