@@ -175,13 +175,11 @@ impl<'a> Checker<'a> {
                     }
                     match const_value(&v) {
                         Some(f) if f > 0 => (f as u64).min(MAX_STACK_FRAMES as u64) as u32,
-                        _ => {
-                            return Err(Diagnostic::new(
-                                Tag::D_USTACK_FRAMES,
-                                v.span,
-                                format!("{func}( ) argument #1 must be a non-zero positive integer constant"),
-                            ))
-                        }
+                        _ => return Err(Diagnostic::new(
+                            Tag::D_USTACK_FRAMES,
+                            v.span,
+                            "ustack( ) argument #1 must be a non-zero positive integer constant",
+                        )),
                     }
                 }
                 None if func == "jstack" => self.opts.jstackframes,
@@ -196,11 +194,11 @@ impl<'a> Checker<'a> {
                     return Err(Diagnostic::new(
                         Tag::D_USTACK_STRSIZE,
                         v.span,
-                        format!("{func}( ) argument #2 must be a positive integer constant"),
+                        "ustack( ) argument #2 must be a positive integer constant",
                     ));
                 }
             }
-            let frames = frames.clamp(1, MAX_STACK_FRAMES);
+            let frames = frames.min(self.opts.maxframes).clamp(1, MAX_STACK_FRAMES);
             let kind = StackKind::User;
             let pages = self.opts.ustackbytes.div_ceil(4096).min(MAX_USTACK_PAGES);
             let pages = if pages == 0 { 0 } else { pages + 1 };

@@ -56,6 +56,8 @@ pub struct CompileOptions {
     pub ustackframes: u32,
     /// Frames `jstack()` records when not given a count (`jstackframes`).
     pub jstackframes: u32,
+    /// The most frames a user stack may have (`maxframes`).
+    pub maxframes: u32,
     /// Bytes of user stack a traced `ustack()` copies for unwinding (`ustackbytes`).
     pub ustackbytes: u32,
 }
@@ -79,6 +81,7 @@ impl Default for CompileOptions {
             ustackframes: crate::actions_ctl::DEFAULT_USTACK_FRAMES,
             jstackframes: crate::actions_ctl::DEFAULT_JSTACK_FRAMES,
             ustackbytes: crate::actions_ctl::DEFAULT_USTACK_BYTES,
+            maxframes: crate::actions_ctl::MAX_STACK_FRAMES,
         }
     }
 }

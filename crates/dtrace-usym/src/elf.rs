@@ -1,6 +1,6 @@
 //! One ELF object as the consumer needs it: its function symbols (from
-//! `.symtab`, `.dynsym`, the MiniDebugInfo in `.gnu_debugdata`, or a separate
-//! debug file found by build-id or `.gnu_debuglink`), its loadable segments
+//! `.symtab`, `.dynsym`, the MiniDebugInfo in `.gnu_debugdata`, a separate
+//! debug file found by build-id or `.gnu_debuglink`, or DWARF), its loadable segments
 //! (to turn a mapped address into the object's own addresses), and the
 //! sections the unwinder needs (`.text`, `.eh_frame`, `.eh_frame_hdr`,
 //! `.debug_frame`, `.got`).
@@ -102,7 +102,7 @@ impl ElfObject {
             let start = usize::try_from(off).ok()?;
             let end = start.checked_add(usize::try_from(size).ok()?)?;
             (end <= data.len()).then(|| Section {
-                svma: s.address()..s.address() + s.size(),
+                svma: s.address()..s.address().saturating_add(s.size()),
                 data: Bytes {
                     data: data.clone(),
                     range: start..end,
@@ -115,7 +115,7 @@ impl ElfObject {
             eh_frame_hdr: section(".eh_frame_hdr"),
             got: file
                 .section_by_name(".got")
-                .map(|s| s.address()..s.address() + s.size()),
+                .map(|s| s.address()..s.address().saturating_add(s.size())),
             debug_frame: section(".debug_frame").map(|s| s.data),
         };
         let mut obj = ElfObject {
@@ -155,9 +155,16 @@ impl ElfObject {
             if let Ok(bytes) = std::fs::read(&cand) {
                 if let Ok(dbg) = object::File::parse(&bytes[..]) {
                     out.extend(symbols(&dbg));
+                    if out.is_empty() {
+                        out.extend(crate::dwarf::functions(&dbg));
+                    }
                     break;
                 }
             }
+        }
+        // Debug information but no symbol table anywhere: DWARF's functions.
+        if out.is_empty() {
+            out.extend(crate::dwarf::functions(&file));
         }
         out
     }
@@ -176,22 +183,22 @@ impl ElfObject {
     pub fn offset_to_svma(&self, off: u64) -> Option<u64> {
         self.segments
             .iter()
-            .find(|s| s.offset <= off && off < s.offset + s.filesz.max(1))
-            .map(|s| off - s.offset + s.vaddr)
+            .find(|s| s.offset <= off && off < s.offset.saturating_add(s.filesz.max(1)))
+            .map(|s| (off - s.offset).wrapping_add(s.vaddr))
     }
 
     /// The segment a mapping at file offset `off` (page aligned) comes from.
     pub fn segment_for_mapping(&self, off: u64) -> Option<&Segment> {
         self.segments
             .iter()
-            .find(|s| (s.offset & !0xfff) <= off && off < s.offset + s.filesz.max(1))
+            .find(|s| (s.offset & !0xfff) <= off && off < s.offset.saturating_add(s.filesz.max(1)))
     }
 
     /// The function symbol covering object address `svma`.
     pub fn lookup(&self, svma: u64) -> Option<&Sym> {
         let i = self.syms.partition_point(|s| s.addr <= svma);
         let s = self.syms.get(i.checked_sub(1)?)?;
-        (s.size == 0 || svma < s.addr + s.size).then_some(s)
+        (s.size == 0 || svma < s.addr.saturating_add(s.size)).then_some(s)
     }
 }
 

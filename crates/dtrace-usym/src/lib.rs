@@ -6,6 +6,7 @@
 //! - `elf.rs`: one ELF object: function symbols (`.symtab`, `.dynsym`,
 //!   `.gnu_debugdata`, debug files by build-id or debuglink), PT_LOAD
 //!   segments, unwind sections.
+//! - `dwarf.rs`: function symbols from `.debug_info` when there is no symbol table.
 //! - `space.rs`: a process's modules (mapped objects and their load bias).
 //! - `unwind.rs`: framehop unwinding of a register set plus stack copy.
 //!
@@ -16,6 +17,7 @@
 //! It reads files under `/proc` and object files; it makes no other system
 //! call, so it stays above `dtrace-sys` in the pipeline.
 
+pub mod dwarf;
 pub mod elf;
 pub mod maps;
 pub mod space;
@@ -159,7 +161,7 @@ impl UserSymbols {
     pub fn describe_return(&self, pid: u32, addr: u64) -> String {
         let r = self.resolve(pid, addr.wrapping_sub(1));
         match (&r.module, &r.function) {
-            (Some(m), Some((f, off))) => format!("{m}`{f}+0x{:x}", off + 1),
+            (Some(m), Some((f, off))) => format!("{m}`{f}+0x{:x}", off.wrapping_add(1)),
             (Some(m), None) => format!("{m}`0x{addr:x}"),
             _ => format!("0x{addr:x}"),
         }

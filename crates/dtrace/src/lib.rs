@@ -386,6 +386,11 @@ impl Dtrace {
                 .unwrap_or(dtrace_sema::DEFAULT_JSTACK_FRAMES)
                 .clamp(1, dtrace_sema::MAX_STACK_FRAMES),
             ustackbytes: self.options.ustackbytes.min(1 << 20) as u32,
+            maxframes: self
+                .options
+                .maxframes
+                .unwrap_or(dtrace_sema::MAX_STACK_FRAMES)
+                .max(1),
             ..CompileOptions::default()
         }
     }

@@ -1,0 +1,5 @@
+BEGIN
+{
+	/* A user stack of no frames. */
+	ustack(0);
+}
