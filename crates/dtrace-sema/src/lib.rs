@@ -53,5 +53,5 @@ pub use actions_ctl::{DEFAULT_STACK_FRAMES, MAX_STACK_FRAMES};
 pub use check::{check, check_with};
 pub use ir::*;
 pub use options::{CompileOptions, KernelOffsets};
-pub use probe::{FieldKind, ProbeInfo, ProbeKind, RecordField};
+pub use probe::{ArgDesc, Cmp, FieldKind, Prep, ProbeInfo, ProbeKind, RecordField, Src, Test};
 pub use symbols::{KernelSymbols, NoSymbols};

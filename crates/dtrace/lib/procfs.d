@@ -110,5 +110,17 @@ translator lwpsinfo_t < struct task_struct *T > {
 	pr_name = T->comm;
 };
 
+/*
+ * The CPU a task is on (or last ran on), for the sched provider's cpuinfo_t
+ * arguments: its locality group is known only for the current CPU (-1 for
+ * another).
+ */
+translator cpuinfo_t < struct task_struct *T > {
+	cpu_id = T->thread_info.cpu;
+	cpu_pset = -1;
+	cpu_chip = -1;
+	cpu_lgrp = T->thread_info.cpu == curcpu->cpu_id ? curcpu->cpu_lgrp : -1;
+};
+
 inline psinfo_t *curpsinfo = xlate <psinfo_t *> (curthread);
 inline lwpsinfo_t *curlwpsinfo = xlate <lwpsinfo_t *> (curthread);

@@ -129,7 +129,12 @@ fn match_clause(
             let d = Diagnostic::new(
                 Tag::D_PDESC_ZERO,
                 spec.span,
-                format!("probe description {desc} does not match any probes"),
+                match catalog.unavailable(&desc) {
+                    Some(why) => {
+                        format!("probe description {desc} does not match any probes: {why}")
+                    }
+                    None => format!("probe description {desc} does not match any probes"),
+                },
             );
             return Err(error(map, &d, errtags));
         }

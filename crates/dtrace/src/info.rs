@@ -69,7 +69,7 @@ pub fn listing(catalog: &Catalog, p: ProbeInfo) -> ProbeListing {
     ProbeListing {
         attr: attrs.map(|a| a.description()).unwrap_or(Attr::STABLE),
         arg_attr: attrs.map(|a| a.args).unwrap_or(Attr::STABLE),
-        arg_types: p.arg_types,
+        arg_types: p.args.iter().map(|a| a.shown().to_string()).collect(),
         id: p.id,
         provider: p.provider,
         module: p.module,
@@ -89,12 +89,12 @@ fn matched_info(catalog: &Catalog, probes: &[ProbeInfo]) -> Option<MatchedInfo> 
             arg_attr = arg_attr.min(a.args);
         }
     }
-    let same = probes.iter().all(|p| p.arg_types == first.arg_types);
+    let same = probes.iter().all(|p| p.args == first.args);
     Some(MatchedInfo {
         attr,
         arg_attr,
         arg_types: if same {
-            first.arg_types.clone()
+            first.args.iter().map(|a| a.shown().to_string()).collect()
         } else {
             Vec::new()
         },

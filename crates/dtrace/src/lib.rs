@@ -151,13 +151,15 @@ impl Dtrace {
                 .ok()
                 .map(|mem| (mem.bit_offset / 8) as u32)
         };
-        if let (Some(rp), Some(tg)) = (
+        if let (Some(rp), Some(tg), Some(ec)) = (
             off(&mut self.types, "real_parent"),
             off(&mut self.types, "tgid"),
+            off(&mut self.types, "exit_code"),
         ) {
             self.offsets = KernelOffsets {
                 task_real_parent: rp,
                 task_tgid: tg,
+                task_exit_code: ec,
             };
         }
         true
@@ -289,7 +291,14 @@ impl Dtrace {
         let text = match source {
             Source::Spec { text, .. } | Source::Script { text, .. } => text,
         };
-        self.load_libraries(text)?;
+        // The translated argument types of the providers the program names
+        // (`psinfo_t` for `proc`) load the libraries that define them, and
+        // kernel-tracepoint providers read kernel structures (BTF offsets).
+        let (xlated, kernel_sdt) = self.named_provider_needs(text);
+        self.load_libraries(&format!("{text}\n{xlated}"))?;
+        if kernel_sdt {
+            self.ensure_kernel_btf();
+        }
         if mentions_word(text, "ppid") || macro_args.iter().any(|a| mentions_word(a, "ppid")) {
             self.ensure_kernel_btf();
         }
@@ -299,6 +308,37 @@ impl Dtrace {
             }
             r => r,
         }
+    }
+
+    /// The translated argument type names of the probes of every provider
+    /// `text` names as a word (space-separated), and whether one of those
+    /// providers is built on kernel raw tracepoints.
+    fn named_provider_needs(&self, text: &str) -> (String, bool) {
+        let mut seen: Vec<(&str, bool)> = Vec::new();
+        let mut types: Vec<&str> = Vec::new();
+        let mut kernel_sdt = false;
+        for p in self.catalog.probes() {
+            let named = match seen.iter().find(|(n, _)| *n == p.provider) {
+                Some((_, named)) => *named,
+                None => {
+                    let named = mentions_word(text, &p.provider);
+                    seen.push((&p.provider, named));
+                    named
+                }
+            };
+            if !named {
+                continue;
+            }
+            kernel_sdt |= matches!(p.kind, dtrace_sema::ProbeKind::RawSdt { .. });
+            for a in &p.args {
+                if let Some(x) = a.xlate.as_deref() {
+                    if !types.contains(&x) {
+                        types.push(x);
+                    }
+                }
+            }
+        }
+        (types.join(" "), kernel_sdt)
     }
 
     fn compile_source(
