@@ -152,7 +152,11 @@ pub const PROBES: &[SdtProbe] = &[
     SdtProbe {
         name: "signal-handle",
         tp: "signal_deliver",
-        prep: prep(&[], &[], &[Src::Raw(0), Src::Raw(1), Src::Deref(2)]),
+        prep: prep(
+            &[],
+            &[test(Src::DeliveredSignal, Cmp::Ne, 0)],
+            &[Src::DeliveredSignal, Src::Raw(1), Src::Deref(2)],
+        ),
         args: &[
             native("int", 0),
             native("siginfo_t *", 1),

@@ -82,6 +82,11 @@ pub enum Src {
     /// How the current task exited, as `wait(2)`'s `CLD_EXITED` (1),
     /// `CLD_KILLED` (2) or `CLD_DUMPED` (3), from its exit code.
     ExitReason,
+    /// The signal `signal_deliver` (raw arguments: signal, siginfo, action)
+    /// acts on: its signal, except that the SIGKILL with no siginfo by which
+    /// a thread group dies of a fatal signal is that signal (the group's exit
+    /// code), and 0 when the group dies by exit or exec (no signal).
+    DeliveredSignal,
     Zero,
 }
 

@@ -151,15 +151,26 @@ impl Dtrace {
                 .ok()
                 .map(|mem| (mem.bit_offset / 8) as u32)
         };
-        if let (Some(rp), Some(tg), Some(ec)) = (
+        let group_exit = dtrace_ctypes::query::offset_of_path(
+            &mut self.types,
+            "struct signal_struct",
+            &["group_exit_code"],
+        )
+        .ok()
+        .map(|mem| (mem.bit_offset / 8) as u32);
+        if let (Some(rp), Some(tg), Some(ec), Some(sig), Some(gec)) = (
             off(&mut self.types, "real_parent"),
             off(&mut self.types, "tgid"),
             off(&mut self.types, "exit_code"),
+            off(&mut self.types, "signal"),
+            group_exit,
         ) {
             self.offsets = KernelOffsets {
                 task_real_parent: rp,
                 task_tgid: tg,
                 task_exit_code: ec,
+                task_signal: sig,
+                signal_group_exit_code: gec,
             };
         }
         true

@@ -22,6 +22,8 @@ const PT_ORIG_AX: i32 = 120;
 /// The frame slot helpers read into.
 const FP_TMP: i16 = -16;
 
+/// SIGKILL's number.
+const SIGKILL: i32 = 9;
 /// `execveat`'s number: its path is the second argument.
 const NR_EXECVEAT: i32 = 322;
 
@@ -104,11 +106,11 @@ pub fn build(l: &Layout, tp: &str, probes: &[Served], args: bool, k: KernelOffse
     a.finish()
 }
 
-/// `*(fp + FP_TMP) = 0; bpf_probe_read_kernel(fp + FP_TMP, size, r3)` where
-/// `addr` leaves the source address in r3.
+/// `bpf_probe_read_kernel(fp + FP_TMP, size, r3)` (zero on failure) where
+/// `addr` leaves the source address in r3 (it may read `fp + FP_TMP`).
 fn read_kernel(a: &mut Asm, size: i32, addr: impl FnOnce(&mut Asm)) {
-    a.emit(Insn::st_mem(Size::DW, Reg::FP, FP_TMP, 0));
     addr(a);
+    a.emit(Insn::st_mem(Size::DW, Reg::FP, FP_TMP, 0));
     a.emit(Insn::mov64_reg(Reg::R1, Reg::FP));
     a.emit(Insn::alu64_imm(AluOp::Add, Reg::R1, FP_TMP as i32));
     a.emit(Insn::mov64_imm(Reg::R2, size));
@@ -156,6 +158,7 @@ fn load(a: &mut Asm, src: Src, k: KernelOffsets) {
             a.bind(same);
         }
         Src::ExitReason => exit_reason(a, k),
+        Src::DeliveredSignal => delivered_signal(a, k),
         Src::Zero => a.emit(Insn::mov64_imm(Reg::R1, 0)),
     }
 }
@@ -168,6 +171,32 @@ fn sys_arg(a: &mut Asm, i: usize) {
         a.emit(Insn::alu64_imm(AluOp::Add, Reg::R3, off));
     });
     a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_TMP));
+}
+
+/// r1 = the signal `signal_deliver` acts on (see [`Src::DeliveredSignal`]).
+fn delivered_signal(a: &mut Asm, k: KernelOffsets) {
+    let done = a.label();
+    a.emit(Insn::ldx_mem(Size::DW, Reg::R1, CTX, 0));
+    a.jmp_imm(JmpOp::Ne, Reg::R1, SIGKILL, done);
+    a.emit(Insn::ldx_mem(Size::DW, Reg::R2, CTX, 8));
+    a.jmp_imm(JmpOp::Ne, Reg::R2, 0, done);
+    // current->signal->group_exit_code & 0x7f
+    a.call_helper(helper::GET_CURRENT_TASK);
+    read_kernel(a, 8, |a| {
+        a.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
+        a.emit(Insn::alu64_imm(AluOp::Add, Reg::R3, k.task_signal as i32));
+    });
+    read_kernel(a, 4, |a| {
+        a.emit(Insn::ldx_mem(Size::DW, Reg::R3, Reg::FP, FP_TMP));
+        a.emit(Insn::alu64_imm(
+            AluOp::Add,
+            Reg::R3,
+            k.signal_group_exit_code as i32,
+        ));
+    });
+    a.emit(Insn::ldx_mem(Size::W, Reg::R1, Reg::FP, FP_TMP));
+    a.emit(Insn::alu64_imm(AluOp::And, Reg::R1, 0x7f));
+    a.bind(done);
 }
 
 /// r1 = CLD_EXITED (1) when the current task's exit code has no signal in its

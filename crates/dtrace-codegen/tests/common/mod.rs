@@ -161,6 +161,8 @@ pub fn kernel_offsets() -> dtrace_sema::KernelOffsets {
         task_real_parent: off(&mut t, "real_parent").unwrap_or(d.task_real_parent),
         task_tgid: off(&mut t, "tgid").unwrap_or(d.task_tgid),
         task_exit_code: off(&mut t, "exit_code").unwrap_or(d.task_exit_code),
+        task_signal: off(&mut t, "signal").unwrap_or(d.task_signal),
+        ..d
     }
 }
 
