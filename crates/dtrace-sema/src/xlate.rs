@@ -394,13 +394,9 @@ impl<'a> Checker<'a> {
         };
         let Some((_, def, _)) = t.members.iter().find(|(n, _, _)| n == name) else {
             return Err(Diagnostic::new(
-                Tag::D_XLATE_MEMB,
+                Tag::D_XLATE_NOCONV,
                 span,
-                format!(
-                    "translator from {} to {} does not define member {name}",
-                    self.type_text(t.input),
-                    self.type_text(t.out)
-                ),
+                format!("translator does not define conversion for member: {name}"),
             ));
         };
         let def = def.clone();

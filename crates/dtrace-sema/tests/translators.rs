@@ -169,7 +169,7 @@ fn translator_declaration_errors() {
         ("translator int < int x > { a = x; };", Tag::D_XLATE_SOU, "translator output type must be a struct or union"),
         ("struct o { int a; }; translator struct o < int x > { b = x; };", Tag::D_XLATE_MEMB, "translator member b is not a member of struct o"),
         ("struct o { int a; }; translator struct o < int x > { a = \"s\"; };", Tag::D_XLATE_INCOMPAT, "translator member a definition uses incompatible types: \"int\" = \"string\""),
-        ("struct o { int a; int b; }; translator struct o < int x > { a = x; }; BEGIN { trace(xlate<struct o>(1).b); }", Tag::D_XLATE_MEMB, "translator from int to struct o does not define member b"),
+        ("struct o { int a; int b; }; translator struct o < int x > { a = x; }; BEGIN { trace(xlate<struct o>(1).b); }", Tag::D_XLATE_NOCONV, "translator does not define conversion for member: b"),
     ];
     for (src, tag, msg) in cases {
         assert_eq!(err(src), (tag, msg.to_string()), "{src}");
