@@ -349,6 +349,38 @@ mod tests {
     }
 
     #[test]
+    fn kernel_sdt_probes_match_and_explain_their_absence() {
+        let mut c = Catalog::new();
+        let m = c.matches(&ProbeDesc::parse("proc:::exit").unwrap());
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].module, "vmlinux");
+        assert!(matches!(
+            m[0].kind,
+            ProbeKind::RawSdt {
+                tp: "sched_process_exit",
+                ..
+            }
+        ));
+        assert_eq!(
+            c.matches(&ProbeDesc::parse("sched:::*-cpu").unwrap()).len(),
+            3
+        );
+        assert_eq!(c.matches(&ProbeDesc::parse("io:::").unwrap()).len(), 2);
+        let tick = ProbeDesc::parse("sched:::tick").unwrap();
+        assert!(c.matches(&tick).is_empty());
+        assert!(c.unavailable(&tick).is_some_and(|w| w.contains("tick")));
+        assert_eq!(
+            c.unavailable(&ProbeDesc::parse("sched:::nosuch").unwrap()),
+            None
+        );
+        assert_eq!(
+            c.unavailable(&ProbeDesc::parse("sched:::tic*").unwrap()),
+            None
+        );
+        assert_eq!(c.attributes("io"), Some(stability::KERNEL_SDT));
+    }
+
+    #[test]
     fn lazy_providers_are_listed_only_when_asked() {
         let mut c = Catalog::new();
         assert!(c.probes().iter().all(|p| p.provider != "sdt"));
