@@ -9,6 +9,7 @@ cleanup() {
 	rm -f "$img"
 }
 trap cleanup EXIT
+trap "exit 1" HUP INT TERM
 truncate -s 4M "$img" || exit 1
 DEV=$(losetup -f --show "$img") || exit 1
 name=${DEV#/dev/}
