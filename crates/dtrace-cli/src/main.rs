@@ -7,6 +7,7 @@ mod docs_check;
 mod header;
 mod output;
 mod run;
+mod sink;
 mod targets;
 mod verbose;
 

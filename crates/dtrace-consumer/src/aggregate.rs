@@ -332,7 +332,7 @@ fn print_key(v: &Value, env: &Env, out: &mut Vec<u8>) {
             out.extend_from_slice(s);
             out.resize(out.len() + 50usize.saturating_sub(s.len()), b' ');
         }
-        Value::Bytes(b) => crate::consume::print_bytes(b, 50, false, false, out),
+        Value::Bytes(b) => crate::text::print_bytes(b, 50, false, false, out),
         // A stack key: its frames on lines of their own; the value follows on
         // the line after the last frame.
         Value::Stack(pcs) => crate::symbols::print_stack(pcs, &env.syms, env.stackindent, out),

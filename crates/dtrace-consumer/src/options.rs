@@ -34,4 +34,6 @@ pub struct ConsumerOptions {
     /// dtrace(1)'s testing mode (`_DTRACE_TESTING` in the environment): the default
     /// per-probe output is `FUNCTION:NAME` alone (`%32s`), without the CPU and ID columns.
     pub testing: bool,
+    /// `droptags`: drop messages carry their `DTRACEDROP_*` tag.
+    pub droptags: bool,
 }

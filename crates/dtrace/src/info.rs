@@ -7,10 +7,15 @@ use dtrace_sema::ProbeInfo;
 /// One row of `dtrace -l`, with what `-v` adds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeListing {
+    /// The probe ID.
     pub id: u32,
+    /// The provider.
     pub provider: String,
+    /// The module.
     pub module: String,
+    /// The function.
     pub function: String,
+    /// The probe's name.
     pub name: String,
     /// "Probe Description Attributes": the lowest of the provider's
     /// provider, module, function and name attributes.
@@ -34,7 +39,9 @@ pub struct DescriptionInfo {
 /// The attributes and argument types of the probes a description matched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchedInfo {
+    /// "Probe Description Attributes".
     pub attr: Attr,
+    /// "Argument Attributes".
     pub arg_attr: Attr,
     /// Empty unless every matched probe has the same argument types.
     pub arg_types: Vec<String>,

@@ -5,6 +5,35 @@
 //! `exec` (load and attach nothing yet) -> `Session::go` (BEGIN, then attach) ->
 //! `Session::work` until done -> `Session::stop` (detach, END) -> `Session::finish`
 //! (drain, print aggregations).
+//!
+//! Consumption is by events ([`Event`]): an [`Output`] receives them
+//! ([`TextOutput`] is dtrace(1)'s text, [`JsonOutput`] FreeBSD's structured
+//! output), or a handler does ([`Session::consume`], [`Session::events`]).
+//! Aggregations are read with [`Session::snapshot`] and
+//! [`Session::aggregate_walk`], sorted as the `aggsort*` options say.
+//!
+//! ```no_run
+//! use std::ops::ControlFlow;
+//! use std::time::Duration;
+//!
+//! let mut dt = dtrace::Dtrace::open(true)?;
+//! dt.set_opt("quiet", None)?;
+//! dt.compile_str("BEGIN { trace(42); exit(0); }", &[])?;
+//! let mut session = dt.exec()?;
+//! let mut values = Vec::new();
+//! let mut keep = |ev: &dtrace::Event| {
+//!     if let dtrace::Event::Trace(v) = ev {
+//!         values.push(v.as_i64());
+//!     }
+//!     ControlFlow::Continue(())
+//! };
+//! session.go(&mut dtrace::Handler::new(&mut keep))?;
+//! while session.consume(Duration::from_millis(100), &mut keep)?.is_continue() {}
+//! assert_eq!(values, [42]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![warn(missing_docs)]
 
 mod compile;
 /// `-x core`: lift the core-size limit and abort, leaving a core file.
@@ -17,10 +46,15 @@ pub mod options;
 mod session;
 pub mod source;
 
+pub use dtrace_codegen::desc::{AggDesc, AggFunc, FaultKind, ProbeName};
+pub use dtrace_consumer::{
+    AggReport, AggValue, ConsumeError, Context, DropEvent, DropKind, Event, FaultEvent, JsonFormat,
+    JsonOutput, Output, ProbeEvent, Row, SetoptError, TextOutput, Value,
+};
 pub use dtrace_providers::{Attr, DepClass, Stability};
 pub use info::{DescriptionInfo, MatchedInfo, ProbeListing, ProgramInfo, StabilityReport};
-pub use options::{OptError, Options};
-pub use session::Session;
+pub use options::{OptError, Options, OutputFormat};
+pub use session::{Events, Handler, Session};
 pub use source::{ProbeSpecKind, Source};
 
 use dtrace_codegen::CompiledProgram;
@@ -47,15 +81,54 @@ impl std::fmt::Display for OpenError {
     }
 }
 
-/// A compile error, already rendered in dtrace(1)'s form (and the rich form).
-#[derive(Debug, Clone)]
+/// A compile error: its `D_*` tag, message and place in the source, and the
+/// same rendered in dtrace(1)'s form and the rich form.
+#[derive(Debug, Clone, Default)]
 pub struct CompileError {
     /// `dtrace: failed to compile script x.d: line 3: ...` (no trailing newline).
     pub message: String,
     /// file:line:col with the source line and a caret; empty for errors that
     /// have no place in the source.
     pub rich: String,
+    /// libdtrace's tag (`D_SYNTAX`, ...); None for errors outside the compiler
+    /// proper (a file that cannot be read, ...).
+    pub tag: Option<&'static str>,
+    /// The diagnostic's own message, without the `dtrace: ...` prefix.
+    pub text: String,
+    /// Where in the source (None when the error has no place there).
+    pub location: Option<Box<Location>>,
 }
+
+/// A place in a D source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file (or `-n`/`-s` source) name as dtrace(1) shows it.
+    pub file: String,
+    /// 1-based line (after `#line` markers).
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// Byte range in the source text.
+    pub span: std::ops::Range<u32>,
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+impl std::fmt::Display for ExecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+impl std::error::Error for OpenError {}
 
 /// A failure after compilation: loading, attaching, or the kernel refusing a program.
 #[derive(Debug, Clone)]
@@ -211,6 +284,7 @@ impl Dtrace {
         }
     }
 
+    /// The options set so far.
     pub fn options(&self) -> &Options {
         &self.options
     }
@@ -428,6 +502,40 @@ impl Dtrace {
                 .clamp(1, dtrace_sema::MAX_STACK_FRAMES),
             ..CompileOptions::default()
         }
+    }
+
+    /// Compiles a D program given as text (libdtrace's
+    /// `dtrace_program_strcompile`), with `$1`... from `macro_args`.
+    pub fn compile_str(
+        &mut self,
+        program: &str,
+        macro_args: &[String],
+    ) -> Result<ProgramInfo, CompileError> {
+        let source = Source::Script {
+            path: "<string>".into(),
+            text: program.to_string(),
+        };
+        self.compile(&source, macro_args, &HashMap::new())
+    }
+
+    /// Compiles the D program in file `path` (libdtrace's
+    /// `dtrace_program_fcompile`), with `$1`... from `macro_args`.
+    pub fn compile_file(
+        &mut self,
+        path: &str,
+        macro_args: &[String],
+    ) -> Result<ProgramInfo, CompileError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            compile::plain(format!(
+                "dtrace: failed to open {path}: {}",
+                dtrace_sys::proc::strerror(&e)
+            ))
+        })?;
+        let source = Source::Script {
+            path: path.to_string(),
+            text,
+        };
+        self.compile(&source, macro_args, &HashMap::new())
     }
 
     /// `dtrace -l`: the probes matching `source`'s descriptions (all probes if `None`).
