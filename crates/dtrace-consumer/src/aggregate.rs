@@ -16,7 +16,7 @@ use crate::options::ConsumerOptions;
 use crate::printf::{AggArg, Apply, Env, Format};
 use crate::value::{decode, mask, read_i64, read_uint, sign_extend, Value};
 use crate::{packed, quantize};
-use dtrace_codegen::desc::{AggDesc, AggFunc};
+use dtrace_desc::{AggDesc, AggFunc};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 

@@ -14,7 +14,7 @@ use crate::printf::{Apply, Env, Format};
 use crate::speculation::{self, Speculations};
 use crate::symbols::KernelSymbols;
 use crate::value::{decode, DecodeError, Value};
-use dtrace_codegen::desc::{
+use dtrace_desc::{
     ActionKind, AggDesc, AggOp, FaultRecord, ProgramDesc, RecordHeader, EPID_FAULT,
     FAULT_RECORD_SIZE, HEADER_SIZE,
 };
@@ -570,7 +570,7 @@ fn agg_control(
 /// Whether action `i` of a record ran: with the header's valid bit set, bit `i`
 /// (for `i < 31`) says so; records without it ran every action.
 pub(crate) fn action_ran(flags: u32, i: usize) -> bool {
-    if flags & dtrace_codegen::RECORD_FLAGS_VALID == 0 || i >= 31 {
+    if flags & dtrace_desc::RECORD_FLAGS_VALID == 0 || i >= 31 {
         return true;
     }
     flags & (1 << i) != 0

@@ -18,7 +18,7 @@ use crate::options::ConsumerOptions;
 use crate::printf::{Env, Format};
 use crate::value::Value;
 use crate::ConsumeError;
-use dtrace_codegen::desc::{AggDesc, FaultKind, PrintType, ProbeName, ProgramDesc};
+use dtrace_desc::{AggDesc, FaultKind, PrintType, ProbeName, ProgramDesc};
 
 /// A probe firing: the header of one record.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,7 +20,7 @@ use crate::symbols::KernelSymbols;
 use crate::text::{drop_message, fault_text, looks_like_string, setopt_message};
 use crate::value::Value;
 use crate::ConsumeError;
-use dtrace_codegen::desc::AggFunc;
+use dtrace_desc::AggFunc;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -139,7 +139,7 @@ impl<W: Write, E: Write> JsonOutput<W, E> {
             return Ok(());
         }
         let output = std::mem::take(&mut self.at_exit).join(",");
-        let end = dtrace_codegen::desc::ProbeName {
+        let end = dtrace_desc::ProbeName {
             provider: "dtrace".into(),
             name: "END".into(),
             ..Default::default()
@@ -243,7 +243,7 @@ impl<W: Write, E: Write> Output for JsonOutput<W, E> {
     }
 }
 
-fn probe_fields(cpu: i64, id: i64, p: &dtrace_codegen::desc::ProbeName) -> String {
+fn probe_fields(cpu: i64, id: i64, p: &dtrace_desc::ProbeName) -> String {
     format!(
         "\"cpu\":{cpu},\"id\":{id},\"provider\":{},\"module\":{},\"function\":{},\"name\":{}",
         string(p.provider.as_bytes()),
@@ -267,7 +267,7 @@ fn fault_fields(f: &FaultEvent) -> String {
 }
 
 fn drop_fields(d: &DropEvent) -> String {
-    let internal = dtrace_codegen::desc::ProbeName {
+    let internal = dtrace_desc::ProbeName {
         provider: "dtrace".into(),
         module: "INTERNAL".into(),
         function: "INTERNAL".into(),

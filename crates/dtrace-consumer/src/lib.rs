@@ -1,5 +1,5 @@
 //! dtrace-consumer: decodes the records and aggregations that compiled D programs
-//! produce, through the descriptions in `dtrace_codegen::desc`, and prints exactly
+//! produce, through the descriptions in `dtrace_desc`, and prints exactly
 //! what dtrace(1) prints.
 //!
 //! Architecture invariant: this crate is pure. It makes no kernel calls; records

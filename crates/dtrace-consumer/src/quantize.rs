@@ -31,7 +31,7 @@
 //! When both positive and negative counts occur (negative increments), bars are 20
 //! wide on either side of a centre `|`.
 
-use dtrace_codegen::desc::{
+use dtrace_desc::{
     llquantize_bounds, quantize_bucket_value, AggFunc, QUANTIZE_NBUCKETS, QUANTIZE_ZERO_BUCKET,
 };
 

@@ -25,7 +25,7 @@ use crate::printf::Env;
 use crate::symbols::print_stack;
 use crate::value::Value;
 use crate::ConsumeError;
-use dtrace_codegen::desc::FaultKind;
+use dtrace_desc::FaultKind;
 use std::fs::File;
 use std::io::Write;
 

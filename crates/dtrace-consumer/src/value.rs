@@ -3,7 +3,7 @@
 //! Architecture invariant: decoding is bounds-checked and never panics; a field
 //! that does not fit in the bytes it is read from is a [`DecodeError`].
 
-use dtrace_codegen::desc::{Field, ValueType};
+use dtrace_desc::{Field, ValueType};
 use std::fmt;
 
 /// One decoded value, as the formatting code sees it.

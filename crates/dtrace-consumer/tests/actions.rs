@@ -4,9 +4,9 @@
 
 mod common;
 use common::*;
-use dtrace_codegen::desc::*;
 use dtrace_consumer::walltime::TimeZone;
 use dtrace_consumer::*;
+use dtrace_desc::*;
 
 fn begin() -> Vec<(u32, ProbeName)> {
     vec![(1, probe("dtrace", "", "", "BEGIN"))]

@@ -7,8 +7,8 @@
 mod common;
 
 use common::*;
-use dtrace_codegen::desc::*;
 use dtrace_consumer::*;
+use dtrace_desc::*;
 use serde_json::Value as Json;
 
 const SYMS: [(u64, &str, Option<&str>); 3] = [

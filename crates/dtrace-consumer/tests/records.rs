@@ -3,9 +3,9 @@
 
 mod common;
 use common::*;
-use dtrace_codegen::desc::*;
 use dtrace_consumer::text::drop_message;
 use dtrace_consumer::*;
+use dtrace_desc::*;
 
 const HEADING: &str = "CPU     ID                    FUNCTION:NAME\n";
 

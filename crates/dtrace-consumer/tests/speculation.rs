@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use dtrace_codegen::desc::{ActionKind, SPEC_DRAINED};
 use dtrace_consumer::{Consumer, ConsumerOptions, TextOutput};
+use dtrace_desc::{ActionKind, SPEC_DRAINED};
 
 /// Generations 1 and 2 in a speculation field.
 const G1: u64 = 1 << 32;
@@ -16,7 +16,7 @@ const HEADING: &str = "CPU     ID                    FUNCTION:NAME\n";
 /// EPID 1: speculate(id) @16 then printf("%d\n") of an int @24 (32 bytes);
 /// EPID 2: printf("plain\n") (16 bytes); EPID 3: commit(id) @16 (24 bytes);
 /// EPID 4: discard(id) @16 then trace(int) @24 (32 bytes).
-fn desc() -> dtrace_codegen::desc::ProgramDesc {
+fn desc() -> dtrace_desc::ProgramDesc {
     program(
         vec![
             (

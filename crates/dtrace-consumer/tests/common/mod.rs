@@ -1,8 +1,8 @@
 //! Builders for synthetic program descriptions, records and aggregation data.
 #![allow(dead_code)]
 
-use dtrace_codegen::desc::*;
 use dtrace_consumer::{AggSource, ConsumeError, Consumer, ConsumerOptions, Control, TextOutput};
+use dtrace_desc::*;
 use std::collections::BTreeMap;
 
 /// A record under construction: header plus fields at chosen offsets.
