@@ -17,6 +17,7 @@
 //! - [`text`]: dtrace(1)'s text output ([`TextOutput`]); [`json`]: FreeBSD's
 //!   structured output ([`JsonOutput`], `-O json`, `-x oformat=ndjson`);
 //! - [`aggregate`]: per-CPU merging, sorting and printing of aggregations;
+//! - [`folded`]: `-x aggfmt=folded`, stack-keyed aggregations as folded stacks;
 //! - [`quantize`]: the ASCII distributions; [`packed`]: their `aggpack` layout;
 //! - [`speculation`]: speculative records held until their commit or discard;
 //! - [`options`]: consumer options settable with `-x name=value`.
@@ -25,6 +26,7 @@ pub mod aggregate;
 pub mod consume;
 pub mod effects;
 pub mod event;
+pub mod folded;
 pub mod json;
 pub mod options;
 pub mod packed;

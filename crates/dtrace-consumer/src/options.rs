@@ -36,4 +36,6 @@ pub struct ConsumerOptions {
     pub testing: bool,
     /// `droptags`: drop messages carry their `DTRACEDROP_*` tag.
     pub droptags: bool,
+    /// `aggfmt=folded`: stack-keyed aggregations print as folded stacks.
+    pub folded: bool,
 }

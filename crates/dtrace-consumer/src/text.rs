@@ -20,7 +20,10 @@
 //! fault, drop and `setopt()` messages go to the error stream at once.
 
 use crate::aggregate::{print_rows, print_rows_formatted};
-use crate::event::{Context, DropEvent, DropKind, Event, FaultEvent, Output, SetoptError};
+use crate::event::{
+    AggReport, Context, DropEvent, DropKind, Event, FaultEvent, Output, SetoptError,
+};
+use crate::folded::{folds, print_folded};
 use crate::printf::Env;
 use crate::symbols::print_stack;
 use crate::value::Value;
@@ -81,6 +84,20 @@ impl<W: Write, E: Write> TextOutput<W, E> {
         Ok(())
     }
 
+    /// With `aggfmt=folded`, prints a one-aggregation report whose key has a
+    /// stack as folded stacks; false when it does not fold.
+    fn fold(&mut self, cx: &Context<'_>, r: &AggReport) -> bool {
+        let [agg] = &r.aggs[..] else {
+            return false;
+        };
+        if !cx.opts.folded || !folds(agg) {
+            return false;
+        }
+        let normal = r.normals.first().copied().unwrap_or(1);
+        print_folded(&r.rows, 0, normal, &cx.env.syms, &mut self.buf);
+        true
+    }
+
     fn probe(&mut self, cx: &Context<'_>, p: &crate::event::ProbeEvent) {
         self.probe_line = !cx.opts.quiet && !p.commit_discard_only;
         if !self.probe_line {
@@ -123,6 +140,7 @@ impl<W: Write, E: Write> Output for TextOutput<W, E> {
                     .extend_from_slice(format!("  {text:<50}").as_bytes());
             }
             Event::Print { ty, bytes } => crate::print::print_value(ty, bytes, &mut self.buf),
+            Event::Printa(r) if r.format.is_none() && self.fold(cx, r) => {}
             Event::Printa(r) => {
                 let descs: Vec<_> = r.aggs.iter().collect();
                 match &r.format {
@@ -167,6 +185,7 @@ impl<W: Write, E: Write> Output for TextOutput<W, E> {
                 self.heading_printed |= self.probe_line;
                 self.probe_line = false;
             }
+            Event::Aggregation(r) if self.fold(cx, r) => self.emit()?,
             Event::Aggregation(r) => {
                 let descs: Vec<_> = r.aggs.iter().collect();
                 print_rows(&descs, &r.normals, &r.rows, cx.opts, cx.env, &mut self.buf);

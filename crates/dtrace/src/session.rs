@@ -131,6 +131,7 @@ impl Session {
             testing: options.testing,
             stackindent: Some(options.stackindent.min(u32::MAX as u64) as u32),
             droptags: options.droptags,
+            folded: options.aggfmt_folded,
         };
         let needs_symbols = uses_symbols(&compiled.desc);
         let mut consumer = Consumer::new(compiled.desc, copts);
@@ -471,6 +472,7 @@ fn setopt_handler(mut options: Options) -> dtrace_consumer::consume::SetOption {
         copts.aggpack = options.aggpack;
         copts.stackindent = Some(options.stackindent.min(u32::MAX as u64) as u32);
         copts.droptags = options.droptags;
+        copts.folded = options.aggfmt_folded;
         Ok(())
     })
 }

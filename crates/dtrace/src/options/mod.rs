@@ -105,6 +105,8 @@ pub struct Options {
     pub droptags: bool,
     /// `oformat` (`-O`): text, JSON or NDJSON.
     pub oformat: OutputFormat,
+    /// `aggfmt=folded`: stack-keyed aggregations print as folded stacks.
+    pub aggfmt_folded: bool,
     /// `quietresize`: no message when a buffer is resized.
     pub quietresize: bool,
     /// `aggsortkey`: sort aggregations by key, ties by value.
@@ -262,6 +264,7 @@ impl Default for Options {
             stackindent: 14,
             droptags: false,
             oformat: OutputFormat::Text,
+            aggfmt_folded: false,
             quietresize: false,
             aggsortkey: false,
             aggsortrev: false,

@@ -257,6 +257,11 @@ pub static TABLE: &[OptSpec] = &[
     opt!("ustackframes", Runtime, |o, v| o.ustackframes =
         parse_count(v)?),
     // Dynamic run-time options.
+    opt!("aggfmt", Dynamic, |o, v| o.aggfmt_folded = match need(v)? {
+        "folded" => true,
+        "text" => false,
+        _ => return Err(OptError::bad_value()),
+    }),
     opt!("aggpack", Dynamic, |o, v| o.aggpack = parse_flag(v)?),
     opt!("aggrate", Dynamic, |o, v| o.aggrate_hz =
         parse_rate(need(v)?)?),
