@@ -15,11 +15,12 @@ use crate::speculation::{self, Speculations};
 use crate::symbols::KernelSymbols;
 use crate::value::{decode, DecodeError, Value};
 use dtrace_desc::{
-    ActionKind, AggDesc, AggOp, FaultRecord, ProgramDesc, RecordHeader, EPID_FAULT,
+    ActionKind, AggDesc, AggOp, FaultRecord, ProbeName, ProgramDesc, RecordHeader, EPID_FAULT,
     FAULT_RECORD_SIZE, HEADER_SIZE,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::sync::Arc;
 
 /// What the caller should do after a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +104,8 @@ pub struct Consumer {
     specs: Speculations,
     /// Symbols, stack indent and time zone for stacks, `%a` and `%Y`.
     env: Env,
+    /// The probes' names, shared by every event of their firings.
+    probe_names: BTreeMap<u32, Arc<ProbeName>>,
     /// Drops reported so far, by CPU (None: all CPUs) and kind.
     drop_totals: BTreeMap<(Option<u32>, DropKind), u64>,
     /// How `setopt()` sets an option (None: every name is unknown).
@@ -130,6 +133,11 @@ impl Consumer {
                 }
             }
         }
+        let probe_names = desc
+            .probes
+            .iter()
+            .map(|(id, p)| (*id, Arc::new(p.clone())))
+            .collect();
         let env = Env {
             syms: KernelSymbols::default(),
             stackindent: opts.stackindent.unwrap_or(DEFAULT_STACKINDENT) as usize,
@@ -144,6 +152,7 @@ impl Consumer {
             normals: BTreeMap::new(),
             specs: Speculations::default(),
             env,
+            probe_names,
             drop_totals: BTreeMap::new(),
             setopt: None,
         }
@@ -277,8 +286,7 @@ impl Consumer {
             values.push(v);
         }
         let probe = self
-            .desc
-            .probes
+            .probe_names
             .get(&header.probe_id)
             .cloned()
             .ok_or(ConsumeError::UnknownProbe(header.probe_id))?;
@@ -298,8 +306,8 @@ impl Consumer {
         })];
         let mut control = Control::Continue;
         let mut printed = Vec::new();
-        let actions: Vec<ActionKind> = epd.actions.iter().map(|a| a.kind.clone()).collect();
-        for (i, (kind, vals)) in actions.iter().zip(values).enumerate() {
+        for (i, (a, vals)) in epd.actions.iter().zip(values).enumerate() {
+            let kind = &a.kind;
             if !action_ran(header.flags, i) {
                 continue;
             }
@@ -355,7 +363,7 @@ impl Consumer {
                     if let Err(why) = r {
                         events.push(Event::Setopt(SetoptError {
                             probe_id: header.probe_id,
-                            probe: probe.clone(),
+                            probe: (*probe).clone(),
                             clause,
                             name,
                             value,

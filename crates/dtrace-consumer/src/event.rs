@@ -19,6 +19,7 @@ use crate::printf::{Env, Format};
 use crate::value::Value;
 use crate::ConsumeError;
 use dtrace_desc::{AggDesc, FaultKind, PrintType, ProbeName, ProgramDesc};
+use std::sync::Arc;
 
 /// A probe firing: the header of one record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,8 +32,8 @@ pub struct ProbeEvent {
     pub cpu: u32,
     /// The probe ID.
     pub id: u32,
-    /// The probe's four-part name.
-    pub probe: ProbeName,
+    /// The probe's four-part name (shared by the firings of one probe).
+    pub probe: Arc<ProbeName>,
     /// The record holds only `commit()`/`discard()` results: dtrace(1) prints
     /// no probe line for it.
     pub commit_discard_only: bool,

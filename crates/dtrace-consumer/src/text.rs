@@ -76,11 +76,13 @@ impl<W: Write, E: Write> TextOutput<W, E> {
 
     /// Writes the buffered output to the `freopen()` file, or to `out`.
     fn emit(&mut self) -> Result<(), ConsumeError> {
-        let buf = std::mem::take(&mut self.buf);
-        match &mut self.redirect {
-            Some((_, f)) => f.write_all(&buf)?,
-            None => self.out.write_all(&buf)?,
-        }
+        // The buffer keeps its capacity for the next record.
+        let r = match &mut self.redirect {
+            Some((_, f)) => f.write_all(&self.buf),
+            None => self.out.write_all(&self.buf),
+        };
+        self.buf.clear();
+        r?;
         Ok(())
     }
 

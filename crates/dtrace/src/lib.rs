@@ -506,6 +506,19 @@ impl Dtrace {
 
     /// Compiles a D program given as text (libdtrace's
     /// `dtrace_program_strcompile`), with `$1`... from `macro_args`.
+    ///
+    /// Errors are values: the `D_*` tag, the message and the place.
+    ///
+    /// ```
+    /// let mut dt = dtrace::Dtrace::open(false)?;
+    /// let info = dt.compile_str("BEGIN { trace($1); }", &["7".into()])?;
+    /// assert_eq!(info.matched, 1);
+    /// let e = dt.compile_str("BEGIN {\n  trace();\n}", &[]).unwrap_err();
+    /// assert_eq!(e.tag, Some("D_PROTO_LEN"));
+    /// let at = e.location.expect("a place in the source");
+    /// assert_eq!((at.line, at.column), (2, 3));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn compile_str(
         &mut self,
         program: &str,
@@ -515,7 +528,11 @@ impl Dtrace {
             path: "<string>".into(),
             text: program.to_string(),
         };
-        self.compile(&source, macro_args, &HashMap::new())
+        // `$0` is the program's name, as dtrace(1) passes it.
+        let args: Vec<String> = std::iter::once("<string>".to_string())
+            .chain(macro_args.iter().cloned())
+            .collect();
+        self.compile(&source, &args, &HashMap::new())
     }
 
     /// Compiles the D program in file `path` (libdtrace's
@@ -535,7 +552,10 @@ impl Dtrace {
             path: path.to_string(),
             text,
         };
-        self.compile(&source, macro_args, &HashMap::new())
+        let args: Vec<String> = std::iter::once(path.to_string())
+            .chain(macro_args.iter().cloned())
+            .collect();
+        self.compile(&source, &args, &HashMap::new())
     }
 
     /// `dtrace -l`: the probes matching `source`'s descriptions (all probes if `None`).
