@@ -244,12 +244,15 @@ impl Session {
     pub fn go(&mut self, output: &mut dyn Output) -> Result<WorkStatus, ExecError> {
         // The exporters' messages (the endpoint's address, failures) are
         // dtrace's own, on stderr, as the CLI's notices are.
-        self.export =
-            crate::metrics::Exporters::start(&self.export_options, self.consumer.desc(), &mut std::io::stderr())
-                .map_err(|message| ExecError {
-                    message,
-                    detail: None,
-                })?;
+        self.export = crate::metrics::Exporters::start(
+            &self.export_options,
+            self.consumer.desc(),
+            &mut std::io::stderr(),
+        )
+        .map_err(|message| ExecError {
+            message,
+            detail: None,
+        })?;
         self.rt.begin().map_err(exec_error)?;
         self.drain(output, |_| false)?;
         if self.exit_status.is_none() {
