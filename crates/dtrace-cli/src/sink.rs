@@ -23,6 +23,11 @@ impl Sink {
             OutputFormat::Json => {
                 Sink::Json(JsonOutput::new(out, io::stderr(), JsonFormat::Document))
             }
+            OutputFormat::PrettyJson => Sink::Json(JsonOutput::new(
+                out,
+                io::stderr(),
+                JsonFormat::PrettyDocument,
+            )),
             OutputFormat::Ndjson => {
                 Sink::Json(JsonOutput::new(out, io::stderr(), JsonFormat::Ndjson))
             }

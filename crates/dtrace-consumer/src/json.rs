@@ -30,6 +30,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub enum JsonFormat {
     /// One JSON document.
     Document,
+    /// One JSON document, indented (`json,pretty`).
+    PrettyDocument,
     /// One probe object per line.
     Ndjson,
 }
@@ -87,9 +89,21 @@ impl<W: Write, E: Write> JsonOutput<W, E> {
             return Ok(());
         }
         self.write_exit_object()?;
-        if self.format == JsonFormat::Document {
-            self.open()?;
-            self.out.write_all(b"\n]}}\n")?;
+        match self.format {
+            JsonFormat::Document => {
+                self.open()?;
+                self.out.write_all(b"\n]}}\n")?;
+            }
+            JsonFormat::PrettyDocument => {
+                self.open()?;
+                let end = if self.count == 0 {
+                    "]\n  }\n}\n"
+                } else {
+                    "\n    ]\n  }\n}\n"
+                };
+                self.out.write_all(end.as_bytes())?;
+            }
+            JsonFormat::Ndjson => {}
         }
         self.closed = true;
         self.out.flush()?;
@@ -102,8 +116,14 @@ impl<W: Write, E: Write> JsonOutput<W, E> {
     }
 
     fn open(&mut self) -> Result<(), ConsumeError> {
-        if !self.opened && self.format == JsonFormat::Document {
-            self.out.write_all(b"{\"dtrace\":{\"probes\":[")?;
+        if !self.opened {
+            match self.format {
+                JsonFormat::Document => self.out.write_all(b"{\"dtrace\":{\"probes\":[")?,
+                JsonFormat::PrettyDocument => self
+                    .out
+                    .write_all(b"{\n  \"dtrace\": {\n    \"probes\": [")?,
+                JsonFormat::Ndjson => {}
+            }
         }
         self.opened = true;
         Ok(())
@@ -118,13 +138,18 @@ impl<W: Write, E: Write> JsonOutput<W, E> {
         let sep = match (self.format, self.count) {
             (JsonFormat::Document, 0) => "\n",
             (JsonFormat::Document, _) => ",\n",
+            (JsonFormat::PrettyDocument, 0) => "\n      ",
+            (JsonFormat::PrettyDocument, _) => ",\n      ",
             (JsonFormat::Ndjson, _) => "",
         };
         let ts = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
-        let line = format!("{sep}{{\"timestamp\":{ts},{fields}}}");
+        let mut line = format!("{sep}{{\"timestamp\":{ts},{fields}}}");
+        if self.format == JsonFormat::PrettyDocument {
+            line = format!("{sep}{}", pretty(&line[sep.len()..], 6));
+        }
         self.out.write_all(line.as_bytes())?;
         if self.format == JsonFormat::Ndjson {
             self.out.write_all(b"\n")?;
@@ -285,6 +310,60 @@ fn drop_fields(d: &DropEvent) -> String {
         d.kind as u32,
         string(msg.as_bytes()),
     )
+}
+
+/// Indents compact JSON (as this module writes it): two spaces a level from
+/// `base`, a space after each `:`, empty objects and arrays kept on one line.
+fn pretty(compact: &str, base: usize) -> String {
+    let mut out = String::with_capacity(compact.len() * 2);
+    let mut depth = base;
+    let (mut in_str, mut escaped) = (false, false);
+    let mut chars = compact.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat(' ').take(depth));
+    };
+    while let Some(c) = chars.next() {
+        if in_str {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_str = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                let close = if c == '{' { '}' } else { ']' };
+                if chars.peek() == Some(&close) {
+                    out.push(close);
+                    chars.next();
+                } else {
+                    depth += 2;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(2);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A JSON string from bytes (invalid UTF-8 replaced).

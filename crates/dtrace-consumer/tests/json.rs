@@ -273,3 +273,23 @@ fn strings_are_escaped() {
     let line: Json = serde_json::from_slice(&bytes).expect("parses");
     assert_eq!(line["output"][0]["value"], "a\"\\\t\u{1}\u{7f}z");
 }
+
+#[test]
+fn pretty_document_is_the_same_value_indented() {
+    let text = run_json(JsonFormat::PrettyDocument);
+    assert!(
+        text.starts_with("{\n  \"dtrace\": {\n    \"probes\": [\n      {\n        \"timestamp\": ")
+    );
+    assert!(text.ends_with("\n    ]\n  }\n}\n"));
+    let mut doc: Json = serde_json::from_str(&text).expect("one JSON document");
+    zero_timestamps(&mut doc);
+    assert_eq!(doc, golden());
+    // Empty objects and arrays stay on one line; strings keep their commas.
+    assert!(text.contains("\"keys\": []"));
+    assert!(text.contains("\"module\": \"\""));
+    let mut empty = JsonOutput::new(Vec::new(), Vec::new(), JsonFormat::PrettyDocument);
+    empty.close().expect("close");
+    let (bytes, _) = empty.into_parts();
+    let doc: Json = serde_json::from_slice(&bytes).expect("parses");
+    assert_eq!(doc, serde_json::json!({"dtrace": {"probes": []}}));
+}

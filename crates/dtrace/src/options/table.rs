@@ -213,6 +213,9 @@ pub static TABLE: &[OptSpec] = &[
         parse_count(v)?),
     opt!("jstackstrsize", Runtime, |o, v| o.jstackstrsize =
         opt_size(v)?),
+    // FreeBSD's `--libxo json[,pretty]`: the same as oformat.
+    opt!("libxo", Runtime, |o, v| o.oformat =
+        OutputFormat::parse(need(v)?)?),
     opt!("lockmem", Runtime, before_compile, |o, v| o.lockmem =
         Some(match need(v)? {
             "unlimited" => u64::MAX,

@@ -151,16 +151,19 @@ pub enum OutputFormat {
     Text,
     /// One JSON document in FreeBSD's schema (`json`).
     Json,
+    /// The same, indented (`json,pretty`, libxo's spelling).
+    PrettyJson,
     /// The same probe objects, one per line (`ndjson`, our extension).
     Ndjson,
 }
 
 impl OutputFormat {
-    /// `text`, `json` or `ndjson`.
+    /// `text`, `json`, `json,pretty` or `ndjson`.
     pub fn parse(v: &str) -> Result<OutputFormat, OptError> {
         match v {
             "text" => Ok(OutputFormat::Text),
             "json" => Ok(OutputFormat::Json),
+            "json,pretty" | "pretty,json" => Ok(OutputFormat::PrettyJson),
             "ndjson" => Ok(OutputFormat::Ndjson),
             _ => Err(OptError::bad_value()),
         }
