@@ -168,6 +168,11 @@ impl Consumer {
         self.env.syms = syms;
     }
 
+    /// The kernel symbols stacks and `sym()` resolve against.
+    pub fn symbols(&self) -> &KernelSymbols {
+        &self.env.syms
+    }
+
     /// The time zone `%Y` prints in (the environment's by default).
     pub fn set_time_zone(&mut self, tz: crate::walltime::TimeZone) {
         self.env.tz = tz;

@@ -445,6 +445,18 @@ fn symbol(addr: u64, module: bool, text: &str, syms: &KernelSymbols) -> String {
     }
 }
 
+/// A snapshot of every aggregation as one JSON array, with the elements a
+/// `printa()` gives: `[{"aggregation-name": n, "aggregation-data": [rows]}, ...]`
+/// (the library's `Session::snapshot_json`, and Python's `snapshot()`).
+pub fn snapshot_json(reports: &[AggReport], syms: &KernelSymbols) -> String {
+    let elems: Vec<String> = reports
+        .iter()
+        .map(|r| aggregations(r, syms))
+        .filter(|s| !s.is_empty())
+        .collect();
+    format!("[{}]", elems.join(","))
+}
+
 /// One element per aggregation of a printa (or of the exit-time output):
 /// `{"aggregation-name": n, "aggregation-data": [rows]}`.
 fn aggregations(r: &AggReport, syms: &KernelSymbols) -> String {

@@ -322,6 +322,16 @@ impl Session {
             .map_err(consume_error)
     }
 
+    /// [`Session::snapshot`] as one JSON array in the `-O json` schema's
+    /// aggregation form (docs/JSON.md).
+    pub fn snapshot_json(&mut self) -> Result<String, ExecError> {
+        let reports = self.snapshot()?;
+        Ok(dtrace_consumer::json::snapshot_json(
+            &reports,
+            self.consumer.symbols(),
+        ))
+    }
+
     /// Walks every row of every aggregation in [`Session::snapshot`]'s order
     /// (libdtrace's `dtrace_aggregate_walk`), until `f` breaks.
     pub fn aggregate_walk<F>(&mut self, mut f: F) -> Result<ControlFlow<()>, ExecError>
