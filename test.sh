@@ -7,3 +7,5 @@ cargo test --workspace
 # Features off by default: the OTLP exporter.
 cargo test -p dtrace-export --features otlp
 cargo test -p dtrace-cli --features otlp --test export
+# The Python package (PyO3): built with maturin, tested with pytest.
+python/test.sh

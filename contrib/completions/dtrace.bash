@@ -3,18 +3,18 @@
 # A test (crates/dtrace-cli/src/docs_check.rs) checks that the flags and the
 # -x option names below are exactly those dtrace accepts.
 
-_dtrace_options="aggpack aggpercpu aggrate aggsize aggsortkey aggsortkeypos aggsortpos
+_dtrace_options="aggfmt aggpack aggpercpu aggrate aggsize aggsortkey aggsortkeypos aggsortpos
 aggsortrev aggzoom amin argref bpflog bpflogsize bufpolicy bufresize bufsize cleanrate
 core cpp cppargs cpphdrs cpppath cpu ctfpath ctypes debug debugassert defaultargs define
 destructive disasm droptags dtypes dynvarsize empty errtags evaltime flowindent grabanon
-incdir iregs jstackframes jstackstrsize kdefs knodefs late lazyload ldpath libdir
-linkmode linknommap linktype lockmem maxframes metriclabels modpath noresolve nolibs nspec otlp pcapsize pgmax preallocate
+incdir iregs jstackframes jstackstrsize kdefs knodefs late lazyload ldpath libdir libxo
+linkmode linknommap linktype lockmem maxframes metriclabels modpath noresolve nolibs nspec oformat otlp pcapsize pgmax preallocate
 printsize procfspath prometheus pspec quiet quietresize rawbytes scratchsize specsize stackframes stackindent
 statusrate stdc strip strsize switchrate syslibdir sysslice tree tregs udefs undef
 unodefs useruid ustackbytes ustackframes verbose version zdefs"
 
-_dtrace_flags="-32 -64 -a -A -b -c -C -D -e -f -F -G -h -H -i -I -l -L -m -n -o -p -P
--q -s -S -U -v -V -w -x -X -Z --prometheus --otlp"
+_dtrace_flags="-32 -64 -a -A -b -c -C -D -e -f -F -G -h -H -i -I -l -L -m -n -o -O -p -P
+-q -s -S -U -v -V -w -x -X -Z --prometheus --otlp --libxo"
 
 _dtrace() {
     local cur prev
@@ -26,6 +26,9 @@ _dtrace() {
             return ;;
         -I|-L)
             COMPREPLY=($(compgen -d -- "$cur"))
+            return ;;
+        -O)
+            COMPREPLY=($(compgen -W "json ndjson" -- "$cur"))
             return ;;
         -c)
             COMPREPLY=($(compgen -c -- "$cur"))

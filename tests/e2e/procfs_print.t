@@ -1,4 +1,4 @@
-# print() of a whole translated struct: *curpsinfo built member by member (pr_psargs read from user memory), printed with its type.
+# print() of a whole translated struct: *curpsinfo built member by member (pr_psargs read from user memory), printed with its type (members Linux cannot translate are 0).
 args: -qn 'syscall::getppid:entry /pid == $target/ { print(*curpsinfo); exit(0); }' -c "$T/getppid_loop 3"
 status: 0
 stdout-re:
@@ -14,6 +14,11 @@ psinfo_t \{
     pr_gid = 0x0
     pr_egid = 0x0
     pr_addr = 0xffff[0-9a-f]+
+    pr_size = 0x0
+    pr_rssize = 0x0
+    pr_pctcpu = 0x0
+    pr_pctmem = 0x0
+    pr_wstat = 0x0
     pr_argc = 0x2
     pr_argv = 0x7ff[0-9a-f]+
     pr_fname = "getppid_loop"

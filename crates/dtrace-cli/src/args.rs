@@ -11,11 +11,11 @@ pub const EXIT_USAGE: i32 = 2;
 
 /// Options that take an argument; every other option letter is a flag.
 /// `3` and `6` take one so that `-32`/`-64` parse as getopt does.
-pub(crate) const WITH_ARGUMENT: &str = "36bcDfiILmnopPsUxX";
+pub(crate) const WITH_ARGUMENT: &str = "36bcDfiILmnoOpPsUxX";
 pub(crate) const FLAGS: &str = "aACeFGhHlqSvVwZ";
 /// Long options (our extensions): each is the `-x` option of the same name,
 /// as `--name VALUE` or `--name=VALUE`.
-pub(crate) const LONG_OPTIONS: &[&str] = &["prometheus", "otlp"];
+pub(crate) const LONG_OPTIONS: &[&str] = &["prometheus", "otlp", "libxo"];
 
 /// What dtrace is asked to do; at most one of -A -G -h -l -V may be given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -338,6 +338,8 @@ fn apply_with_argument(args: &mut Args, letter: char, value: String) -> Result<(
         'm' => args.sources.push(spec(ProbeSpecKind::Module)),
         'n' => args.sources.push(spec(ProbeSpecKind::Name)),
         'o' => args.output = Some(value),
+        // FreeBSD's structured output: `-O json` is `-x oformat=json`.
+        'O' => args.set("oformat", Some(&value), format!("-O {value}")),
         'p' => args.pids.push(value),
         'P' => args.sources.push(spec(ProbeSpecKind::Provider)),
         's' => args.sources.push(SourceArg::Script(value)),
@@ -387,7 +389,7 @@ pub fn usage_text() -> String {
     const PREDACT: &str = "[[ predicate ] action ]";
     let mut s = String::new();
     s.push_str("Usage: dtrace [-32|-64] [-aACeFGhHlqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]]\n");
-    s.push_str("\t[-I path] [-L path] [-o output] [-p pid] [-s script] [-U name]\n");
+    s.push_str("\t[-I path] [-L path] [-o output] [-O format] [-p pid] [-s script] [-U name]\n");
     s.push_str("\t[-x opt[=val]] [-X a|c|s|t]\n\n");
     s.push_str(&format!("\t[-P provider {PREDACT}]\n"));
     s.push_str(&format!("\t[-m [ provider: ] module {PREDACT}]\n"));
@@ -447,6 +449,7 @@ const OPTION_TABLE: &[(&str, &str)] = &[
     ("-m", "enable or list probes matching a module name"),
     ("-n", "enable or list probes matching a probe name"),
     ("-o", "append trace output to a file"),
+    ("-O", "structured output: json or ndjson (as -x oformat=)"),
     ("-p", "trace a running process, and exit when it exits"),
     ("-P", "enable or list probes matching a provider name"),
     ("-q", "quiet: print only explicitly traced data"),
@@ -470,6 +473,10 @@ const OPTION_TABLE: &[(&str, &str)] = &[
     (
         "--otlp",
         "push aggregations to an OTLP/HTTP collector URL (-x otlp)",
+    ),
+    (
+        "--libxo",
+        "structured output: json or json,pretty (as -x oformat=)",
     ),
 ];
 

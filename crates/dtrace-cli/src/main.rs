@@ -9,6 +9,7 @@ mod link;
 mod output;
 mod provider;
 mod run;
+mod sink;
 mod targets;
 mod verbose;
 

@@ -17,6 +17,7 @@ use dtrace_sys::proc::{self, ProcessIds, Signal, SignalFd};
 
 use crate::args::{self, Args, DataModel, DiagStyle, Mode, SourceArg, EXIT_USAGE};
 use crate::output::Output;
+use crate::sink::Sink;
 use crate::targets::Targets;
 
 /// dtrace -V: the D programming interface this compiler offers, in the
@@ -434,8 +435,8 @@ fn trace(
     let hz = options.switchrate_hz.max(1);
     let timeout = Duration::from_nanos(1_000_000_000 / hz);
 
-    let mut out = Output::open(args.output.as_deref()).map_err(Fail::error)?;
-    let mut err = io::stderr();
+    let out = Output::open(args.output.as_deref()).map_err(Fail::error)?;
+    let mut out = Sink::new(options.oformat, out);
 
     let mut session = dtrace.exec().map_err(|e| exec_failure(&e, verbose))?;
     // -x bpflog: every program's verifier log, a "BPF: " prefix on each line.
@@ -456,7 +457,9 @@ fn trace(
             "{desc} '{name}' matched {matched} probe{}",
             if matched == 1 { "" } else { "s" }
         ));
-        let _ = out.write_all(p.report(false).as_bytes());
+        if let Some(text) = out.text() {
+            let _ = text.write_all(p.report(false).as_bytes());
+        }
         total += matched;
     }
     if total == 0 && !zdefs {
@@ -481,10 +484,13 @@ fn trace(
     check_interrupted(signals)?;
 
     let mut state = LoopState::default();
-    match session.go(&mut out, &mut err) {
+    match session.go(&mut out) {
         Ok(WorkStatus::Done) => state.done = true,
         Ok(WorkStatus::Okay) => {}
-        Err(e) => return Err(exec_failure(&e, verbose)),
+        Err(e) => {
+            out.close();
+            return Err(exec_failure(&e, verbose));
+        }
     }
     if args.destructive || options.destructive {
         notice("allowing destructive actions");
@@ -499,20 +505,20 @@ fn trace(
     }
 
     while !state.done {
-        let _ = out.flush();
-        match session.work(timeout, &mut out, &mut err) {
+        let _ = out.out().flush();
+        match session.work(timeout, &mut out) {
             Ok(WorkStatus::Done) => state.done = true,
             Ok(WorkStatus::Okay) => {}
             Err(e) => state.fail(exec_failure(&e, verbose)),
         }
-        if out.broken_pipe() {
+        if out.out().broken_pipe() {
             state.fail(Fail::silent(1));
         }
         // The newline that ends the line an interrupt left; dtrace(1)'s testing
         // mode leaves it out, as it lands at a random place in the output.
-        state.take_signals(signals, (!testing).then_some(&mut out));
+        state.take_signals(signals, out.text().filter(|_| !testing));
         for line in targets.poll() {
-            let _ = out.flush();
+            let _ = out.out().flush();
             notice(&line);
         }
         if targets.all_gone() {
@@ -523,22 +529,27 @@ fn trace(
     // Stop: detach every probe and fire END. Signals stay blocked, so a second
     // interrupt cannot kill us before the probes are gone; it only skips the
     // final aggregation printing.
-    if let Err(e) = session.stop(&mut out, &mut err) {
+    if let Err(e) = session.stop(&mut out) {
         state.fail(exec_failure(&e, verbose));
     }
     state.take_signals(signals, None);
     // The cosmetic newline at the end, printed even when quiet and in testing
     // mode (dtrace(1) writes it unconditionally once its loop ends, before the
     // final aggregations).
-    let _ = out.write_all(b"\n");
-    let status = finish(session, &mut state, &mut out, &mut err, verbose);
+    if let Some(text) = out.text() {
+        let _ = text.write_all(b"\n");
+    }
+    let status = finish(session, &mut state, &mut out, verbose);
+    // A structured document is closed on every way out: exit(), an
+    // interrupt or the -c command's end.
+    out.close();
     targets.kill_all();
-    if let Err(m) = out.check() {
+    if let Err(m) = out.out().check() {
         state.fail(Fail::error(m));
     }
     if options.core {
         // -x core: leave a core file, as libdtrace's debugging aid does.
-        let _ = out.flush();
+        let _ = out.out().flush();
         dtrace::dump_core();
     }
     match state.failure {
@@ -547,19 +558,13 @@ fn trace(
     }
 }
 
-fn finish(
-    session: Session,
-    state: &mut LoopState,
-    out: &mut Output,
-    err: &mut io::Stderr,
-    verbose: bool,
-) -> i32 {
+fn finish(session: Session, state: &mut LoopState, out: &mut Sink, verbose: bool) -> i32 {
     if state.interrupts > 1 || state.failure.is_some() {
         // `session` is dropped on return: every probe is detached and nothing
         // more is printed.
         return 0;
     }
-    match session.finish(out, err) {
+    match session.finish(out) {
         Ok(status) => status,
         Err(e) => {
             state.fail(exec_failure(&e, verbose));
@@ -675,6 +680,7 @@ mod tests {
         let e = CompileError {
             message: "dtrace: failed to compile script x.d: line 1: syntax error".into(),
             rich: "x.d:1:5\n  BEGIN {\n      ^\n".into(),
+            ..CompileError::default()
         };
         assert_eq!(compile_failure(&e, false).message, Some(e.message.clone()));
         assert_eq!(

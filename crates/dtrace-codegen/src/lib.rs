@@ -79,11 +79,7 @@ pub const BPF_F_RDONLY_PROG: u32 = 1 << 7;
 /// size (`CompiledProgram::agg_maps` names each aggregation's map).
 pub const AGG_KEY_PREFIX: u32 = 8;
 
-/// Record header flags: bit `i` (for `i < 31`) is set when action `i` of the
-/// clause was executed (actions under an `if` may be skipped; skipped actions'
-/// fields are zero). Bit 31 is set on every record so the consumer can tell the
-/// flags are meaningful.
-pub const RECORD_FLAGS_VALID: u32 = 1 << 31;
+pub use dtrace_desc::RECORD_FLAGS_VALID;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MapKind {

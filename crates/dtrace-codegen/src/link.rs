@@ -22,6 +22,8 @@ enum Group {
     Profile(u32),
     /// A kernel tracepoint, by perf event id.
     Tracepoint(u32),
+    /// A raw tracepoint serving SDT probes (proc, sched, io), by name.
+    RawSdt(&'static str),
     End,
 }
 
@@ -34,6 +36,7 @@ fn group_of(p: &ProbeInfo) -> Option<Group> {
         ProbeKind::SyscallReturn { .. } => Group::SysExit,
         ProbeKind::Profile { .. } | ProbeKind::Tick { .. } => Group::Profile(p.id),
         ProbeKind::Tracepoint { event_id } => Group::Tracepoint(event_id),
+        ProbeKind::RawSdt { tp, .. } => Group::RawSdt(tp),
     })
 }
 
@@ -104,6 +107,15 @@ pub fn compile(
             funcs.push((code.asm, Some(*ci)));
         }
         funcs[err_id.0].0 = crate::error::build(&l, error_ids, &err_clause_ids);
+        if let Group::RawSdt(raw) = *g {
+            let served = raw_sdt_probes(&l, members, &clause_ids, err_id);
+            funcs[0].0 = trampoline::rawsdt::build(&l, raw, &served, args, opts.kernel);
+            add_subrs(&mut funcs, &l.subrs);
+            let name = format!("dtrace_{raw}");
+            let attach = Attach::RawTracepoint(raw);
+            programs.push(link(name, ProgType::RawTracepoint, attach, funcs, tp));
+            continue;
+        }
         let d = Dispatch {
             clauses: clause_ids,
             error: err_id,
@@ -157,6 +169,7 @@ pub fn compile(
                     trampoline::profile::build(&l, probe_id, index, args, &d),
                 )
             }
+            Group::RawSdt(_) => continue,
             Group::Tracepoint(event_id) => {
                 let fields = first.as_ref().map(|p| p.fields.as_slice()).unwrap_or(&[]);
                 (
@@ -185,6 +198,42 @@ pub fn compile(
         maps: l.maps,
         programs,
     }
+}
+
+/// The probes a raw-tracepoint program serves, in probe-ID order, each with
+/// the clauses (of `clause_ids`, one per member) that name it.
+fn raw_sdt_probes(
+    l: &Layout,
+    members: &[(usize, Vec<ProbeInfo>)],
+    clause_ids: &[FuncId],
+    error: FuncId,
+) -> Vec<trampoline::rawsdt::Served> {
+    let mut probes: BTreeMap<u32, dtrace_sema::Prep> = BTreeMap::new();
+    for (_, ps) in members {
+        for p in ps {
+            if let ProbeKind::RawSdt { prep, .. } = p.kind {
+                probes.insert(p.id, prep);
+            }
+        }
+    }
+    probes
+        .into_iter()
+        .map(|(id, prep)| trampoline::rawsdt::Served {
+            id,
+            index: l.probe_index.get(&id).copied().unwrap_or(0),
+            prep,
+            clauses: Dispatch {
+                clauses: members
+                    .iter()
+                    .zip(clause_ids)
+                    .filter(|((_, ps), _)| ps.iter().any(|p| p.id == id))
+                    .map(|(_, f)| *f)
+                    .collect(),
+                error,
+                masked: false,
+            },
+        })
+        .collect()
 }
 
 /// The read-only syscall table of a syscall program: nr -> {probe id, probe index,

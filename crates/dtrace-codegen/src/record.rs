@@ -3,8 +3,7 @@
 //! consumed in the same statement order while generating code.
 
 use crate::desc::{ActionDesc, ActionKind, Field, ValueType, HEADER_SIZE};
-use crate::desc::{PrintMember, PrintType};
-use dtrace_sema::{FormatAction, PrintShape, StackKind, SymbolKind, TStmt, Ty};
+use dtrace_sema::{FormatAction, StackKind, SymbolKind, TStmt, Ty};
 
 pub fn value_type(t: &Ty) -> ValueType {
     match t {
@@ -110,7 +109,7 @@ impl RecordPlan {
                         offset: off,
                         ty: ValueType::Bytes { size },
                     };
-                    let ty = print_type(shape);
+                    let ty = shape.clone();
                     Some((ActionKind::Print { ty }, vec![f]))
                 }
                 TStmt::Printf { format, args } => {
@@ -190,50 +189,5 @@ impl RecordPlan {
                 self.conditional.push(cond);
             }
         }
-    }
-}
-
-/// The consumer's form of sema's print shape.
-pub fn print_type(s: &PrintShape) -> PrintType {
-    match s {
-        PrintShape::Int { name, size, signed } => PrintType::Int {
-            name: name.clone(),
-            size: *size,
-            signed: *signed,
-        },
-        PrintShape::Pointer { name } => PrintType::Pointer { name: name.clone() },
-        PrintShape::Enum { name, size, values } => PrintType::Enum {
-            name: name.clone(),
-            size: *size,
-            values: values.clone(),
-        },
-        PrintShape::Array {
-            name,
-            elem,
-            len,
-            stride,
-        } => PrintType::Array {
-            name: name.clone(),
-            elem: Box::new(print_type(elem)),
-            len: *len,
-            stride: *stride,
-        },
-        PrintShape::Struct { name, members } => PrintType::Struct {
-            name: name.clone(),
-            members: members
-                .iter()
-                .map(|m| PrintMember {
-                    name: m.name.clone(),
-                    bit_offset: m.bit_offset,
-                    bit_size: m.bit_size,
-                    ty: print_type(&m.ty),
-                })
-                .collect(),
-        },
-        PrintShape::String { size } => PrintType::String { size: *size },
-        PrintShape::Opaque { name, size } => PrintType::Opaque {
-            name: name.clone(),
-            size: *size,
-        },
     }
 }

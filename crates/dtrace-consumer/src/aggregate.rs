@@ -16,7 +16,7 @@ use crate::options::ConsumerOptions;
 use crate::printf::{AggArg, Apply, Env, Format};
 use crate::value::{decode, mask, read_i64, read_uint, sign_extend, Value};
 use crate::{packed, quantize};
-use dtrace_codegen::desc::{AggDesc, AggFunc};
+use dtrace_desc::{AggDesc, AggFunc};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
@@ -341,7 +341,7 @@ fn print_key(v: &Value, env: &Env, out: &mut Vec<u8>) {
             out.extend_from_slice(s);
             out.resize(out.len() + 50usize.saturating_sub(s.len()), b' ');
         }
-        Value::Bytes(b) => crate::consume::print_bytes(b, 50, false, false, out),
+        Value::Bytes(b) => crate::text::print_bytes(b, 50, false, false, out),
         // A stack key: its frames on lines of their own; the value follows on
         // the line after the last frame.
         Value::Stack(pcs) => crate::symbols::print_stack(pcs, &env.syms, env.stackindent, out),

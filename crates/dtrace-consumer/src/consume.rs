@@ -1,38 +1,31 @@
-//! Consuming ring-buffer records: the default probe line, trace/printf/printa/exit
-//! output, fault messages, and the aggregations printed at exit.
-//!
-//! Formats (widths counted from documented dtrace(1) output):
-//! - heading `CPU     ID                    FUNCTION:NAME`: `CPU` right-aligned in 3,
-//!   `ID` in 6, `FUNCTION:NAME` in 32, single spaces between (43 columns; Oracle
-//!   Linux DTrace tutorial `dtrace -n dtrace:::BEGIN` example);
-//! - probe line: cpu in 3, probe id in 6, `function:name` right-aligned in 32, then
-//!   one space (`  0      1                           :BEGIN   Hello World...`);
-//!   action output follows on the same line and a newline ends the record;
-//! - trace() of an integer: a space then the value right-aligned in 19 (8-byte),
-//!   10 (4-byte), 5 (2-byte) or 3 (1-byte) columns, signed or not by its D type
-//!   (Oracle DTrace 2.x: `trace((int32_t)-1)` prints `          -1` after the
-//!   probe line's space, `trace((uint32_t)-1)` `  4294967295`);
-//! - trace() of a string: two spaces then the string left-aligned in 33 columns
-//!   (`func:probe2   hello, dtrace                    `);
-//! - with quiet, only the traced data itself: `%d`/`%s`, no padding, no newline.
+//! Consuming ring-buffer records: decoding each record through the program's
+//! descriptions into [`Event`]s (probe firing, action values, printf text,
+//! printa rows, faults), applying what the consumer itself owns (speculations,
+//! `setopt()`, `trunc()`/`clear()`/`normalize()`), and the aggregations and
+//! drops reported as tracing goes on and ends. How events look is an
+//! [`Output`]'s business (`text.rs`, `json.rs`).
 
-use crate::aggregate::{collect_rows, print_rows, print_rows_formatted, AggSource, Row};
+use crate::aggregate::{collect_rows, AggSource, Row};
+use crate::event::{
+    AggReport, Context, DropEvent, DropKind, Event, FaultEvent, Output, ProbeEvent, SetoptError,
+};
 use crate::options::ConsumerOptions;
 use crate::printf::{Apply, Env, Format};
 use crate::speculation::{self, Speculations};
-use crate::symbols::{print_stack, KernelSymbols};
+use crate::symbols::KernelSymbols;
 use crate::value::{decode, DecodeError, Value};
-use dtrace_codegen::desc::{
-    ActionKind, AggDesc, AggOp, FaultKind, FaultRecord, ProbeName, ProgramDesc, RecordHeader,
-    EPID_FAULT, FAULT_RECORD_SIZE, HEADER_SIZE,
+use dtrace_desc::{
+    ActionKind, AggDesc, AggOp, FaultRecord, ProbeName, ProgramDesc, RecordHeader, EPID_FAULT,
+    FAULT_RECORD_SIZE, HEADER_SIZE,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::io::Write;
+use std::sync::Arc;
 
 /// What the caller should do after a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Control {
+    /// Go on.
     Continue,
     /// exit() was called with this status.
     Exit(i32),
@@ -43,8 +36,11 @@ pub enum Control {
 pub enum ConsumeError {
     /// The input is shorter than the header or description requires.
     Truncated {
+        /// What was being read.
         what: &'static str,
+        /// The bytes it needs.
         need: usize,
+        /// The bytes there are.
         have: usize,
     },
     /// A field could not be decoded.
@@ -56,7 +52,12 @@ pub enum ConsumeError {
     /// printa of an aggregation with no description.
     UnknownAgg(u32),
     /// A printf/printa format in the description does not parse.
-    BadFormat { epid: u32, message: String },
+    BadFormat {
+        /// The enabled probe whose format it is.
+        epid: u32,
+        /// The parser's message.
+        message: String,
+    },
     /// Writing the output failed.
     Io(std::io::Error),
 }
@@ -87,11 +88,10 @@ impl From<std::io::Error> for ConsumeError {
     }
 }
 
-/// Decodes records through a [`ProgramDesc`] and prints them as dtrace(1) does.
+/// Decodes records through a [`ProgramDesc`] into events for an [`Output`].
 pub struct Consumer {
     desc: ProgramDesc,
     opts: ConsumerOptions,
-    heading_printed: bool,
     /// Parsed printf/printa formats by (EPID, action index), parsed once.
     formats: BTreeMap<(u32, usize), Result<Format, String>>,
     /// Aggregations already printed by printa (dtrace does not print them again at exit).
@@ -104,8 +104,10 @@ pub struct Consumer {
     specs: Speculations,
     /// Symbols, stack indent and time zone for stacks, `%a` and `%Y`.
     env: Env,
-    /// Where output goes after `freopen()` (None: the caller's `out`).
-    redirect: Option<(String, std::fs::File)>,
+    /// The probes' names, shared by every event of their firings.
+    probe_names: BTreeMap<u32, Arc<ProbeName>>,
+    /// Drops reported so far, by CPU (None: all CPUs) and kind.
+    drop_totals: BTreeMap<(Option<u32>, DropKind), u64>,
     /// How `setopt()` sets an option (None: every name is unknown).
     setopt: Option<SetOption>,
     /// Processes whose address spaces are followed (see `watch_process`).
@@ -113,6 +115,7 @@ pub struct Consumer {
 }
 
 impl Consumer {
+    /// A consumer of the records `desc` describes.
     pub fn new(desc: ProgramDesc, opts: ConsumerOptions) -> Consumer {
         let mut formats = BTreeMap::new();
         for (epid, e) in &desc.epids {
@@ -132,6 +135,11 @@ impl Consumer {
                 }
             }
         }
+        let probe_names = desc
+            .probes
+            .iter()
+            .map(|(id, p)| (*id, Arc::new(p.clone())))
+            .collect();
         let env = Env {
             syms: KernelSymbols::default(),
             stackindent: opts.stackindent.unwrap_or(DEFAULT_STACKINDENT) as usize,
@@ -142,14 +150,14 @@ impl Consumer {
         Consumer {
             desc,
             opts,
-            heading_printed: false,
             formats,
             printed: BTreeSet::new(),
             errors: BTreeMap::new(),
             normals: BTreeMap::new(),
             specs: Speculations::default(),
             env,
-            redirect: None,
+            probe_names,
+            drop_totals: BTreeMap::new(),
             setopt: None,
             watched: Vec::new(),
         }
@@ -182,46 +190,58 @@ impl Consumer {
         self.env.syms = syms;
     }
 
+    /// The symbols, stack indent and time zone outputs print with (also
+    /// the user address spaces).
+    pub fn env(&self) -> &Env {
+        &self.env
+    }
+
+    /// The kernel symbols stacks and `sym()` resolve against.
+    pub fn symbols(&self) -> &KernelSymbols {
+        &self.env.syms
+    }
+
     /// The time zone `%Y` prints in (the environment's by default).
     pub fn set_time_zone(&mut self, tz: crate::walltime::TimeZone) {
         self.env.tz = tz;
     }
 
+    /// The options in force (`setopt()` changes the dynamic ones).
     pub fn options(&self) -> &ConsumerOptions {
         &self.opts
     }
 
+    /// The program's descriptions.
     pub fn desc(&self) -> &ProgramDesc {
         &self.desc
     }
 
-    /// Consumes one ring-buffer record. Normal output goes to `out`; fault messages
-    /// (`dtrace: error on enabled probe ID ...`) go to `errors`. Nothing is written
-    /// for a record that cannot be decoded. A speculative record is held back
-    /// until its speculation's commit (then printed) or discard (dropped).
+    /// Consumes one ring-buffer record: decodes it and hands its events to
+    /// `output`. Nothing reaches `output` for a record that cannot be decoded. A
+    /// speculative record is held back until its speculation's commit (then
+    /// its events follow the commit's) or discard (dropped).
     pub fn record(
         &mut self,
         bytes: &[u8],
-        out: &mut dyn Write,
-        errors: &mut dyn Write,
+        output: &mut dyn Output,
         aggs: &mut dyn AggSource,
     ) -> Result<Control, ConsumeError> {
         let header = RecordHeader::parse(bytes);
         let epd = header.and_then(|h| Some((h, self.desc.epids.get(&h.epid)?)));
         let Some((header, epd)) = epd else {
-            return self.print_record(bytes, out, errors, aggs);
+            return self.emit_record(bytes, output, aggs);
         };
         if let Some(spec) = speculation::speculation_of(epd, &header, bytes) {
             self.specs.hold(spec, bytes.to_vec());
             return Ok(Control::Continue);
         }
         let drained = speculation::drained_by(epd, &header, bytes);
-        let control = self.print_record(bytes, out, errors, aggs)?;
+        let control = self.emit_record(bytes, output, aggs)?;
         for d in drained {
             let held = self.specs.drain(d.spec);
             if d.commit {
                 for r in &held {
-                    self.print_record(r, out, errors, aggs)?;
+                    self.emit_record(r, output, aggs)?;
                 }
             }
         }
@@ -234,12 +254,21 @@ impl Consumer {
         self.specs.take_freed()
     }
 
-    /// Prints one record (a speculative one at its commit).
-    fn print_record(
+    /// Hands one event to `output` with the consumer's context.
+    fn send(&self, output: &mut dyn Output, ev: &Event) -> Result<(), ConsumeError> {
+        let cx = Context {
+            desc: &self.desc,
+            opts: &self.opts,
+            env: &self.env,
+        };
+        output.event(&cx, ev)
+    }
+
+    /// Decodes one record (a speculative one at its commit) into events.
+    fn emit_record(
         &mut self,
         bytes: &[u8],
-        out: &mut dyn Write,
-        errors: &mut dyn Write,
+        output: &mut dyn Output,
         aggs: &mut dyn AggSource,
     ) -> Result<Control, ConsumeError> {
         let header = RecordHeader::parse(bytes).ok_or(ConsumeError::Truncated {
@@ -253,9 +282,22 @@ impl Consumer {
                 need: FAULT_RECORD_SIZE as usize,
                 have: bytes.len(),
             })?;
-            let msg = fault_message(&self.desc, header.probe_id, &fault);
-            errors.write_all(msg.as_bytes())?;
-            errors.write_all(b"\n")?;
+            let ev = Event::Fault(FaultEvent {
+                cpu: header.cpu,
+                probe_id: header.probe_id,
+                probe: self
+                    .desc
+                    .probes
+                    .get(&header.probe_id)
+                    .cloned()
+                    .unwrap_or_default(),
+                epid: fault.epid,
+                action: fault.action,
+                kind: fault.kind,
+                addr: fault.addr,
+                pc: fault.pc,
+            });
+            self.send(output, &ev)?;
             let n = self.errors.entry(header.cpu).or_insert(0);
             *n = n.saturating_add(1);
             return Ok(Control::Continue);
@@ -265,7 +307,7 @@ impl Consumer {
             .epids
             .get(&header.epid)
             .ok_or(ConsumeError::UnknownEpid(header.epid))?;
-        // Decode everything first so a malformed record prints nothing.
+        // Decode everything first so a malformed record produces no events.
         let mut values: Vec<Vec<Value>> = Vec::with_capacity(epd.actions.len());
         for a in &epd.actions {
             let v = a
@@ -276,53 +318,46 @@ impl Consumer {
                 .map_err(ConsumeError::Decode)?;
             values.push(v);
         }
-        let mut buf = Vec::new();
-        let quiet = self.opts.quiet;
-        // A record of commit()/discard() alone prints no probe line.
-        let probe_line = !quiet && !speculation::only_commit_discard(epd, header.flags);
-        if probe_line {
-            let probe = self
-                .desc
-                .probes
-                .get(&header.probe_id)
-                .ok_or(ConsumeError::UnknownProbe(header.probe_id))?;
-            let name = format!("{}:{}", probe.function, probe.name);
-            let line = if self.opts.testing {
-                if !self.heading_printed {
-                    buf.extend_from_slice(format!("{:>32}\n", "FUNCTION:NAME").as_bytes());
-                }
-                format!("{name:>32} ")
-            } else {
-                if !self.heading_printed {
-                    buf.extend_from_slice(
-                        format!("{:>3} {:>6} {:>32}\n", "CPU", "ID", "FUNCTION:NAME").as_bytes(),
-                    );
-                }
-                format!("{:>3} {:>6} {:>32} ", header.cpu, header.probe_id, name)
-            };
-            buf.extend_from_slice(line.as_bytes());
-        }
-        let mut control = Control::Continue;
+        let probe = self
+            .probe_names
+            .get(&header.probe_id)
+            .cloned()
+            .ok_or(ConsumeError::UnknownProbe(header.probe_id))?;
         let epid = header.epid;
+        let clause = epd.clause;
+        // A record of commit()/discard() alone prints no probe line.
+        let commit_discard_only = speculation::only_commit_discard(epd, header.flags);
+        // The actions' events, built before any is sent (printa reads the
+        // aggregations as this record reaches it).
+        let mut events = vec![Event::Probe(ProbeEvent {
+            epid,
+            clause,
+            cpu: header.cpu,
+            id: header.probe_id,
+            probe: probe.clone(),
+            commit_discard_only,
+        })];
+        let mut control = Control::Continue;
         let mut printed = Vec::new();
-        for (i, (a, vals)) in epd.actions.iter().zip(values.iter()).enumerate() {
+        for (i, (a, vals)) in epd.actions.iter().zip(values).enumerate() {
+            let kind = &a.kind;
             if !action_ran(header.flags, i) {
                 continue;
             }
-            match &a.kind {
-                ActionKind::Trace => {
-                    for v in vals {
-                        let raw = self.opts.rawbytes.then_some(self.opts.strsize);
-                        trace_value(v, quiet, raw, &self.env, &mut buf);
-                    }
-                }
+            match kind {
+                ActionKind::Trace => events.extend(
+                    vals.into_iter()
+                        .map(|v| Event::Trace(crate::ustack::settle(v, &self.env))),
+                ),
                 ActionKind::Printf { .. } => {
+                    let mut text = Vec::new();
                     lookup_format(&self.formats, epid, i)?.apply_env(
-                        vals,
+                        &vals,
                         &[],
                         &self.env,
-                        &mut buf,
+                        &mut text,
                     );
+                    events.push(Event::Printf { text, args: vals });
                 }
                 ActionKind::Tracemem => {
                     if let Some(Value::Bytes(b)) = vals.first() {
@@ -330,28 +365,29 @@ impl Consumer {
                             Some(d) => (d.as_i64().max(0) as usize).min(b.len()),
                             None => b.len(),
                         };
-                        print_bytes(&b[..n], 0, quiet, true, &mut buf);
+                        events.push(Event::Tracemem(b[..n].to_vec()));
                     }
                 }
                 ActionKind::System { .. } | ActionKind::Freopen { .. } => {
                     let mut text = Vec::new();
                     lookup_format(&self.formats, epid, i)?.apply_env(
-                        vals,
+                        &vals,
                         &[],
                         &self.env,
                         &mut text,
                     );
-                    // Output so far goes where it was going before.
-                    emit(&mut self.redirect, out, &std::mem::take(&mut buf))?;
-                    if matches!(a.kind, ActionKind::System { .. }) {
-                        out.flush()?;
-                        crate::effects::system(&text, errors)?;
+                    events.push(if matches!(kind, ActionKind::System { .. }) {
+                        Event::System(text)
                     } else {
-                        self.redirect =
-                            crate::effects::freopen(&text, self.redirect.take(), errors)?;
-                    }
+                        Event::Freopen(text)
+                    });
                 }
                 ActionKind::Setopt => {
+                    // The option changes what later events print, so what
+                    // came before is sent first.
+                    for ev in events.drain(..) {
+                        self.send(output, &ev)?;
+                    }
                     let name = vals.first().map(value_text).unwrap_or_default();
                     let value = vals.get(1).map(value_text);
                     let r = match &mut self.setopt {
@@ -361,23 +397,14 @@ impl Consumer {
                     self.env.stackindent =
                         self.opts.stackindent.unwrap_or(DEFAULT_STACKINDENT) as usize;
                     if let Err(why) = r {
-                        let probe = self
-                            .desc
-                            .probes
-                            .get(&header.probe_id)
-                            .cloned()
-                            .unwrap_or_default();
-                        let clause = epd.clause;
-                        writeln!(
-                            errors,
-                            "dtrace: error in dt_clause_{clause} for probe ID {} ({}:{}:{}:{}): couldn't set option \"{name}\" to \"{}\": {why}\n",
-                            header.probe_id,
-                            probe.provider,
-                            probe.module,
-                            probe.function,
-                            probe.name,
-                            value.as_deref().unwrap_or("1"),
-                        )?;
+                        events.push(Event::Setopt(SetoptError {
+                            probe_id: header.probe_id,
+                            probe: (*probe).clone(),
+                            clause,
+                            name,
+                            value,
+                            why,
+                        }));
                     }
                 }
                 ActionKind::Symbol { module } => {
@@ -387,39 +414,24 @@ impl Consumer {
                     } else {
                         self.env.syms.function(addr)
                     };
-                    // Quiet or not, as libdtrace prints a symbol record:
-                    // two spaces, then the name left-aligned in 50 columns.
-                    buf.extend_from_slice(format!("  {text:<50}").as_bytes());
+                    events.push(Event::Symbol {
+                        addr,
+                        module: *module,
+                        text,
+                    });
                 }
-                ActionKind::Ftruncate => {
-                    emit(&mut self.redirect, out, &std::mem::take(&mut buf))?;
-                    if let Some((_, f)) = &mut self.redirect {
-                        crate::effects::truncate(f)?;
-                    }
-                }
+                ActionKind::Ftruncate => events.push(Event::Ftruncate),
                 ActionKind::Exit => {
                     let status = vals.first().map(|v| v.as_i64() as i32).unwrap_or(0);
                     control = Control::Exit(status);
+                    events.push(Event::Exit(status));
                 }
                 ActionKind::Printa { format, aggs: ids } => {
-                    let descs = agg_descs(&self.desc, ids)?;
-                    let rows = collect_rows(&descs, aggs, &self.opts, &self.env)?;
-                    let normals = normals_of(&self.normals, ids);
+                    let mut report = self.report(ids, aggs)?;
                     if format.is_some() {
-                        let f = lookup_format(&self.formats, epid, i)?;
-                        print_rows_formatted(
-                            &descs,
-                            &normals,
-                            &rows,
-                            f,
-                            self.opts.aggzoom,
-                            &self.env,
-                            &mut buf,
-                        );
-                    } else {
-                        buf.push(b'\n');
-                        print_rows(&descs, &normals, &rows, &self.opts, &self.env, &mut buf);
+                        report.format = Some(lookup_format(&self.formats, epid, i)?.clone());
                     }
+                    events.push(Event::Printa(report));
                     printed.extend(ids.iter().copied());
                 }
                 ActionKind::AggControl { op, agg } => {
@@ -427,22 +439,88 @@ impl Consumer {
                     agg_control(&self.desc, &mut self.normals, *op, *agg, arg, aggs)?;
                 }
                 ActionKind::Print { ty } => {
-                    if let Some(Value::Bytes(b)) = vals.first() {
-                        crate::print::print_value(ty, b, &mut buf);
+                    if let Some(Value::Bytes(b)) = vals.into_iter().next() {
+                        events.push(Event::Print {
+                            ty: ty.clone(),
+                            bytes: b,
+                        });
                     }
                 }
                 // Handled by `record` (speculation.rs).
                 ActionKind::Speculate | ActionKind::CommitDiscard { .. } => {}
             }
         }
-        if probe_line {
-            buf.push(b'\n');
+        events.push(Event::ProbeEnd);
+        for ev in &events {
+            self.send(output, ev)?;
         }
-        emit(&mut self.redirect, out, &buf)?;
         // Only a record that was fully consumed changes the consumer's state.
         self.printed.extend(printed);
-        self.heading_printed |= probe_line;
         Ok(control)
+    }
+
+    /// The rows of aggregations `ids` now, joined by key and sorted as the
+    /// `aggsort*` options say, with their `normalize()` factors.
+    pub fn report(&self, ids: &[u32], aggs: &mut dyn AggSource) -> Result<AggReport, ConsumeError> {
+        let descs = agg_descs(&self.desc, ids)?;
+        let rows = collect_rows(&descs, aggs, &self.opts, &self.env)?;
+        Ok(AggReport {
+            aggs: descs.into_iter().cloned().collect(),
+            normals: normals_of(&self.normals, ids),
+            rows,
+            format: None,
+        })
+    }
+
+    /// Every aggregation now (libdtrace's `dtrace_aggregate_snap`), in ID
+    /// order, each with its rows sorted as the `aggsort*` options say. Nothing
+    /// is printed and nothing is marked printed.
+    pub fn snapshot(&self, aggs: &mut dyn AggSource) -> Result<Vec<AggReport>, ConsumeError> {
+        self.desc
+            .aggs
+            .keys()
+            .map(|id| self.report(&[*id], aggs))
+            .collect()
+    }
+
+    /// Reports drops: `counts` are new drops (since the last call) by CPU and
+    /// kind. The kinds dtrace(1) reports per CPU come first, CPU by CPU, each
+    /// CPU's in kind order; the others follow summed over all CPUs.
+    pub fn drops(
+        &mut self,
+        counts: &[(u32, DropKind, u64)],
+        output: &mut dyn Output,
+    ) -> Result<(), ConsumeError> {
+        let mut per_cpu: BTreeMap<(u32, DropKind), u64> = BTreeMap::new();
+        let mut global: BTreeMap<DropKind, u64> = BTreeMap::new();
+        for &(cpu, kind, n) in counts {
+            if n == 0 {
+                continue;
+            }
+            if kind.per_cpu() {
+                let e = per_cpu.entry((cpu, kind)).or_insert(0);
+                *e = e.saturating_add(n);
+            } else {
+                let e = global.entry(kind).or_insert(0);
+                *e = e.saturating_add(n);
+            }
+        }
+        let all = per_cpu
+            .into_iter()
+            .map(|((cpu, kind), n)| (Some(cpu), kind, n))
+            .chain(global.into_iter().map(|(kind, n)| (None, kind, n)));
+        for (cpu, kind, count) in all {
+            let t = self.drop_totals.entry((cpu, kind)).or_insert(0);
+            *t = t.saturating_add(count);
+            let ev = Event::Drop(DropEvent {
+                cpu,
+                kind,
+                count,
+                total: *t,
+            });
+            self.send(output, &ev)?;
+        }
+        Ok(())
     }
 
     /// The faults counted per CPU since the last call (CPUs with none are left
@@ -452,9 +530,9 @@ impl Consumer {
         std::mem::take(&mut self.errors).into_iter().collect()
     }
 
-    /// Prints the aggregations dtrace(1) prints when tracing stops: every
-    /// aggregation not already printed by printa, in ID order, one after another
-    /// with no line between them; an aggregation with no data prints nothing.
+    /// The aggregations dtrace(1) prints when tracing stops, as
+    /// [`Event::Aggregation`]s: every aggregation not already printed by
+    /// printa, in ID order; an aggregation with no data prints nothing.
     ///
     /// The single blank line dtrace(1) shows before them is the newline the CLI
     /// prints when tracing ends, not ours: after `^C` the Solaris Dynamic Tracing
@@ -464,10 +542,9 @@ impl Consumer {
     /// example) print rows of several aggregations with nothing between them.
     pub fn finish(
         &mut self,
-        out: &mut dyn Write,
+        output: &mut dyn Output,
         aggs: &mut dyn AggSource,
     ) -> Result<(), ConsumeError> {
-        let mut buf = Vec::new();
         let mut ids: Vec<u32> = self.desc.aggs.keys().copied().collect();
         // dtrace sorts all the aggregations' rows together, the aggregation
         // first, so aggsortrev also reverses the order of the aggregations.
@@ -478,13 +555,10 @@ impl Consumer {
             if self.printed.contains(&id) {
                 continue;
             }
-            let descs = agg_descs(&self.desc, &[id])?;
-            let rows = collect_rows(&descs, aggs, &self.opts, &self.env)?;
-            let normals = normals_of(&self.normals, &[id]);
-            print_rows(&descs, &normals, &rows, &self.opts, &self.env, &mut buf);
+            let report = self.report(&[id], aggs)?;
+            self.send(output, &Event::Aggregation(report))?;
         }
-        emit(&mut self.redirect, out, &buf)?;
-        Ok(())
+        output.flush()
     }
 }
 
@@ -540,7 +614,7 @@ fn agg_control(
 /// Whether action `i` of a record ran: with the header's valid bit set, bit `i`
 /// (for `i < 31`) says so; records without it ran every action.
 pub(crate) fn action_ran(flags: u32, i: usize) -> bool {
-    if flags & dtrace_codegen::RECORD_FLAGS_VALID == 0 || i >= 31 {
+    if flags & dtrace_desc::RECORD_FLAGS_VALID == 0 || i >= 31 {
         return true;
     }
     flags & (1 << i) != 0
@@ -570,223 +644,6 @@ fn agg_descs<'a>(desc: &'a ProgramDesc, ids: &[u32]) -> Result<Vec<&'a AggDesc>,
         .collect()
 }
 
-/// Appends one trace()d value. `rawbytes`: `Some(strsize)` when strings are
-/// dumped in hex (as their `strsize + 1` bytes); structs and arrays always are.
-fn trace_value(v: &Value, quiet: bool, rawbytes: Option<u32>, env: &Env, out: &mut Vec<u8>) {
-    let s = match v {
-        Value::Int { size, .. } => {
-            // The value by its D type's signedness, right-aligned in a width set
-            // by its size.
-            let n = v.decimal();
-            match (quiet, size) {
-                (true, _) => n,
-                (false, 1) => format!(" {n:>3}"),
-                (false, 2) => format!(" {n:>5}"),
-                (false, 4) => format!(" {n:>10}"),
-                (false, _) => format!(" {n:>19}"),
-            }
-        }
-        Value::Pointer(p) => {
-            if quiet {
-                (*p as i64).to_string()
-            } else {
-                format!(" {:>19}", *p as i64)
-            }
-        }
-        Value::Str(s) => {
-            if let Some(strsize) = rawbytes {
-                let mut b = s.clone();
-                b.resize((strsize as usize + 1).max(b.len() + 1), 0);
-                print_bytes(&b, 33, quiet, true, out);
-                return;
-            }
-            if !quiet {
-                out.extend_from_slice(b"  ");
-            }
-            out.extend_from_slice(s);
-            if !quiet {
-                out.resize(out.len() + 33usize.saturating_sub(s.len()), b' ');
-            }
-            return;
-        }
-        // Structs, unions and arrays (char arrays too: only strings print as
-        // text) are dumped in hex and ASCII.
-        Value::Bytes(b) => {
-            print_bytes(b, 33, quiet, true, out);
-            return;
-        }
-        Value::Stack(pcs) => {
-            print_stack(pcs, &env.syms, env.stackindent, out);
-            return;
-        }
-        Value::UStack { pid, pcs } => {
-            crate::ustack::print_ustack(*pid, pcs, env, out);
-            return;
-        }
-        Value::UCapture(c) => {
-            crate::ustack::print_capture(c, env, out);
-            return;
-        }
-        Value::USym { kind, pid, addr } => {
-            crate::ustack::print_usym(*kind, *pid, *addr, env, out);
-            return;
-        }
-    };
-    out.extend_from_slice(s.as_bytes());
-}
-
-fn printable(c: u8) -> bool {
-    (0x20..0x7f).contains(&c) || matches!(c, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x07 | 0x08)
-}
-
-/// Prints raw bytes as dtrace does: as a string when they look like one
-/// (printable characters, then only NULs), otherwise as a hex dump.
-pub(crate) fn print_bytes(b: &[u8], width: usize, quiet: bool, raw: bool, out: &mut Vec<u8>) {
-    if !raw && !b.is_empty() && b[0] != 0 {
-        let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
-        if b[..end].iter().all(|&c| printable(c)) && b[end..].iter().all(|&c| c == 0) {
-            if quiet {
-                out.extend_from_slice(&b[..end]);
-            } else {
-                out.extend_from_slice(b"  ");
-                out.extend_from_slice(&b[..end]);
-                out.resize(out.len() + width.saturating_sub(end), b' ');
-            }
-            return;
-        }
-    }
-    // Hex dump: a header of column offsets, then 16 bytes per line with their
-    // printable characters.
-    const MARGIN: usize = 5;
-    out.push(b'\n');
-    out.resize(out.len() + MARGIN + 6, b' ');
-    for i in 0..16 {
-        out.extend_from_slice(format!("  {i:x}").as_bytes());
-    }
-    out.extend_from_slice(b"  0123456789abcdef\n");
-    for (n, chunk) in b.chunks(16).enumerate() {
-        out.resize(out.len() + MARGIN, b' ');
-        out.extend_from_slice(format!("{:>5x}:", n * 16).as_bytes());
-        for j in 0..16 {
-            match chunk.get(j) {
-                Some(c) => out.extend_from_slice(format!(" {c:02x}").as_bytes()),
-                None => out.extend_from_slice(b"   "),
-            }
-        }
-        out.extend_from_slice(b"  ");
-        for &c in chunk {
-            out.push(if (0x20..0x7f).contains(&c) { c } else { b'.' });
-        }
-        out.push(b'\n');
-    }
-}
-
-/// dtrace(1)'s message for a fault, in Oracle DTrace 2.x's form: the clause
-/// (`dt_clause_N`, N its index in the program), the probe, the fault (with the
-/// address for bad addresses and alignments) and the BPF offset:
-/// `dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid
-/// address (0x0) at BPF pc 28`.
-pub fn fault_message(desc: &ProgramDesc, probe_id: u32, f: &FaultRecord) -> String {
-    let unknown = ProbeName::default();
-    let p = desc.probes.get(&probe_id).unwrap_or(&unknown);
-    let what = match f.kind {
-        // An invalid size names the size.
-        FaultKind::BadAddr | FaultKind::BadAlign | FaultKind::BadSize => {
-            format!("{} (0x{:x})", f.kind.message(), f.addr)
-        }
-        k => k.message().to_string(),
-    };
-    format!(
-        "dtrace: error in dt_clause_{} for probe ID {} ({}:{}:{}:{}): {} at BPF pc {}",
-        f.epid.saturating_sub(1),
-        probe_id,
-        p.provider,
-        p.module,
-        p.function,
-        p.name,
-        what,
-        f.pc
-    )
-}
-
-/// The `DTRACEDROP_*` tag of each kind of drop, which `-x droptags` shows.
-pub mod droptag {
-    pub const PRINCIPAL: &str = "DTRACEDROP_PRINCIPAL";
-    pub const AGGREGATION: &str = "DTRACEDROP_AGGREGATION";
-    pub const DYNAMIC: &str = "DTRACEDROP_DYNAMIC";
-    pub const DYNRINSE: &str = "DTRACEDROP_DYNRINSE";
-    pub const DYNDIRTY: &str = "DTRACEDROP_DYNDIRTY";
-    pub const SPEC: &str = "DTRACEDROP_SPEC";
-    pub const SPECBUSY: &str = "DTRACEDROP_SPECBUSY";
-    pub const SPECUNAVAIL: &str = "DTRACEDROP_SPECUNAVAIL";
-    pub const DBLERROR: &str = "DTRACEDROP_DBLERROR";
-}
-
-/// A drop message (`dtrace: ...`) with its tag after `dtrace: ` when `droptags`
-/// is set: `dtrace: [DTRACEDROP_PRINCIPAL] 1 drop on CPU 0`.
-pub fn with_droptag(message: &str, tag: &str, droptags: bool) -> String {
-    match message.strip_prefix("dtrace: ") {
-        Some(rest) if droptags => format!("dtrace: [{tag}] {rest}"),
-        _ => message.to_string(),
-    }
-}
-
-/// `dtrace: N drops on CPU C` (singular `drop` for one), for principal-buffer drops.
-pub fn drops_message(cpu: u32, n: u64) -> String {
-    format!("dtrace: {n} drop{} on CPU {cpu}", plural(n))
-}
-
-/// `dtrace: N aggregation drops on CPU C`.
-pub fn agg_drops_message(cpu: u32, n: u64) -> String {
-    format!("dtrace: {n} aggregation drop{} on CPU {cpu}", plural(n))
-}
-
-/// Why dynamic variables were dropped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DynDropKind {
-    /// Out of dynamic variable space.
-    Plain,
-    /// ... while the rinsing list was not empty.
-    Rinsing,
-    /// ... while the dirty list was not empty.
-    Dirty,
-}
-
-/// `dtrace: N dynamic variable drops` (with ` with non-empty rinsing list` or
-/// ` with non-empty dirty list` for those causes).
-pub fn dynvar_drops_message(n: u64, kind: DynDropKind) -> String {
-    let why = match kind {
-        DynDropKind::Plain => "",
-        DynDropKind::Rinsing => " with non-empty rinsing list",
-        DynDropKind::Dirty => " with non-empty dirty list",
-    };
-    format!("dtrace: {n} dynamic variable drop{}{why}", plural(n))
-}
-
-/// `dtrace: N speculative drops`.
-pub fn spec_drops_message(n: u64) -> String {
-    format!("dtrace: {n} speculative drop{}", plural(n))
-}
-
-/// `dtrace: N failed speculations (available buffer(s) still busy)` when `busy`,
-/// else `dtrace: N failed speculations (no speculative buffer available)`.
-pub fn spec_failed_message(n: u64, busy: bool) -> String {
-    let why = if busy {
-        "available buffer(s) still busy"
-    } else {
-        "no speculative buffer available"
-    };
-    format!("dtrace: {n} failed speculation{} ({why})", plural(n))
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
 /// dtrace(1)'s default `stackindent`.
 pub const DEFAULT_STACKINDENT: u32 = 14;
 
@@ -796,19 +653,6 @@ fn value_text(v: &Value) -> String {
         Value::Str(s) | Value::Bytes(s) => String::from_utf8_lossy(s).into_owned(),
         other => other.decimal(),
     }
-}
-
-/// Writes finished output to the `freopen()` file, or to `out`.
-fn emit(
-    redirect: &mut Option<(String, std::fs::File)>,
-    out: &mut dyn Write,
-    buf: &[u8],
-) -> Result<(), ConsumeError> {
-    match redirect {
-        Some((_, f)) => f.write_all(buf)?,
-        None => out.write_all(buf)?,
-    }
-    Ok(())
 }
 
 /// Sets an option while tracing (`setopt()`): the option table is the

@@ -1,5 +1,5 @@
 //! dtrace-consumer: decodes the records and aggregations that compiled D programs
-//! produce, through the descriptions in `dtrace_codegen::desc`, and prints exactly
+//! produce, through the descriptions in `dtrace_desc`, and prints exactly
 //! what dtrace(1) prints.
 //!
 //! Architecture invariant: this crate is pure. It makes no kernel calls; records
@@ -9,11 +9,16 @@
 //! Code map (names follow libdtrace's files):
 //! - [`value`]: bytes + field description -> [`Value`], bounds-checked;
 //! - [`printf`]: the D printf engine (the grammar is the compiler's); [`walltime`]:
-//!   `%Y` and time zones; [`symbols`]: kernel symbols and stacks;
+//!   `%Y` and time zones; [`symbols`]: kernel symbols and stacks; [`ustack`]:
+//!   user stacks and symbols (through `dtrace_usym`);
 //! - [`effects`]: `system()`, `freopen()`, `ftruncate()`;
-//! - [`consume`]: the per-record driver ([`Consumer`]), probe lines, trace, faults,
-//!   drop messages;
+//! - [`consume`]: the per-record driver ([`Consumer`]): records -> [`Event`]s,
+//!   speculations, `setopt()`, aggregation control, drops;
+//! - [`event`]: the events and the [`Output`] trait every output format implements;
+//! - [`text`]: dtrace(1)'s text output ([`TextOutput`]); [`json`]: FreeBSD's
+//!   structured output ([`JsonOutput`], `-O json`, `-x oformat=ndjson`);
 //! - [`aggregate`]: per-CPU merging, sorting and printing of aggregations;
+//! - [`folded`]: `-x aggfmt=folded`, stack-keyed aggregations as folded stacks;
 //! - [`quantize`]: the ASCII distributions; [`packed`]: their `aggpack` layout;
 //! - [`speculation`]: speculative records held until their commit or discard;
 //! - [`options`]: consumer options settable with `-x name=value`.
@@ -21,6 +26,9 @@
 pub mod aggregate;
 pub mod consume;
 pub mod effects;
+pub mod event;
+pub mod folded;
+pub mod json;
 pub mod options;
 pub mod packed;
 pub mod print;
@@ -28,17 +36,20 @@ pub mod printf;
 pub mod quantize;
 pub mod speculation;
 pub mod symbols;
+pub mod text;
 pub mod ustack;
 pub mod value;
 pub mod walltime;
 
+pub use aggregate::Row;
 pub use aggregate::{AggSource, AggValue};
-pub use consume::{
-    agg_drops_message, drops_message, droptag, dynvar_drops_message, fault_message,
-    spec_drops_message, spec_failed_message, with_droptag, ConsumeError, Consumer, Control,
-    DynDropKind,
+pub use consume::{ConsumeError, Consumer, Control};
+pub use event::{
+    AggReport, Context, DropEvent, DropKind, Event, FaultEvent, Output, ProbeEvent, SetoptError,
 };
+pub use json::{JsonFormat, JsonOutput};
 pub use options::ConsumerOptions;
 pub use printf::{Apply, Format};
 pub use symbols::{KernelSymbols, Symbol};
+pub use text::TextOutput;
 pub use value::Value;

@@ -36,4 +36,8 @@ pub struct ConsumerOptions {
     pub testing: bool,
     /// `noresolve`: user addresses print as `module:0xoffset`, not as symbols.
     pub noresolve: bool,
+    /// `droptags`: drop messages carry their `DTRACEDROP_*` tag.
+    pub droptags: bool,
+    /// `aggfmt=folded`: stack-keyed aggregations print as folded stacks.
+    pub folded: bool,
 }

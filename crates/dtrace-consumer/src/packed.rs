@@ -20,9 +20,7 @@
 //!   the row's total (its largest count over 0.95 with `aggzoom`).
 
 use crate::value::Value;
-use dtrace_codegen::desc::{
-    quantize_bucket_value, AggFunc, QUANTIZE_NBUCKETS, QUANTIZE_ZERO_BUCKET,
-};
+use dtrace_desc::{quantize_bucket_value, AggFunc, QUANTIZE_NBUCKETS, QUANTIZE_ZERO_BUCKET};
 
 /// `aggzoom`: the largest bucket fills this fraction of the bar.
 pub const AGGZOOM_MAX: f64 = 0.95;

@@ -7,7 +7,7 @@
 //! `[ a, b ]`, then `}`. An anonymous member (C11 unnamed struct or union) is
 //! printed as its braces alone, without `name = `.
 
-use dtrace_codegen::desc::{PrintMember, PrintType};
+use dtrace_desc::{PrintMember, PrintType};
 
 /// Deepest nesting printed; deeper members print as `{ ... }`.
 const MAX_DEPTH: usize = 32;

@@ -2,22 +2,20 @@
 //!
 //! The grammar (flags, widths, precisions, `*`, length modifiers, conversions)
 //! is the compiler's, one parser for both (`dtrace_sema::format`, reached
-//! through `dtrace_codegen::desc`); this module only prints. Semantics follow C
+//! through `dtrace_desc`); this module only prints. Semantics follow C
 //! printf as D documents it ("Output Formatting" chapter of the Dynamic Tracing
 //! Guide): `h`/`hh` narrow a value, wider modifiers keep the value's own D type
 //! width (D passes every argument at its type's size); `%a`/`%A` print kernel
 //! symbols, `%k` a stack, `%Y` a walltime in the local time zone.
 
-pub use dtrace_codegen::desc::{
-    Conversion, Count, Format, FormatError as ParseError, Length, Piece,
-};
+pub use dtrace_desc::{Conversion, Count, Format, FormatError as ParseError, Length, Piece};
 
 use crate::symbols::{print_stack, KernelSymbols};
 use crate::value::{mask, sign_extend, Value};
 use crate::walltime::{walltime_in, TimeZone};
 
 /// Largest width or precision honoured at run time (`*` arguments).
-const MAX_WIDTH: usize = dtrace_codegen::desc::MAX_FORMAT_WIDTH;
+const MAX_WIDTH: usize = dtrace_desc::MAX_FORMAT_WIDTH;
 
 /// What formatting needs beyond the values: symbols for `%a`/`%k`, the stack
 /// indent, the time zone for `%Y`.

@@ -31,7 +31,7 @@
 //! When both positive and negative counts occur (negative increments), bars are 20
 //! wide on either side of a centre `|`.
 
-use dtrace_codegen::desc::{
+use dtrace_desc::{
     llquantize_bounds, quantize_bucket_value, AggFunc, QUANTIZE_NBUCKETS, QUANTIZE_ZERO_BUCKET,
 };
 
@@ -148,6 +148,50 @@ fn shown_range(counts: &[i64], empty: (usize, usize)) -> Option<(usize, usize)> 
         (Some(first), Some(last)) => Some((first.saturating_sub(1), (last + 1).min(n - 1))),
         _ => Some(empty),
     }
+}
+
+/// One bucket of a distribution as structured output shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BucketRow {
+    /// The bucket's value: its lower bound, as the text output labels it (the
+    /// bound itself for lquantize()'s `< N` and `>= N` rows and llquantize()'s
+    /// outermost rows).
+    pub value: i64,
+    /// The bucket's count.
+    pub count: i64,
+    /// The row holds every value below the range (`< N`, `<= -N`).
+    pub underflow: bool,
+    /// The row holds every value above the range (`>= N`).
+    pub overflow: bool,
+}
+
+/// The buckets the text output shows (one zero row either side of the used
+/// range; the default rows when there is no data), lowest first.
+pub fn bucket_rows(func: &AggFunc, counts: &[i64]) -> Vec<BucketRow> {
+    let b = buckets(func, counts);
+    let Some((first, last)) = shown_range(counts, b.empty) else {
+        return Vec::new();
+    };
+    let n = counts.len();
+    let edges = matches!(func, AggFunc::Lquantize { .. } | AggFunc::Llquantize { .. });
+    (first..=last)
+        .map(|i| {
+            let underflow = edges && i == 0;
+            let overflow = edges && i + 1 == n;
+            let w = b.weights.get(i).copied().unwrap_or(0);
+            // lquantize's underflow row is weighed at base - 1; it is labelled by base.
+            let w = match func {
+                AggFunc::Lquantize { base, .. } if underflow => *base as i128,
+                _ => w,
+            };
+            BucketRow {
+                value: w.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+                count: counts.get(i).copied().unwrap_or(0),
+                underflow,
+                overflow,
+            }
+        })
+        .collect()
 }
 
 /// Appends the distribution (header line first, starting with a newline) to `out`.

@@ -16,7 +16,7 @@
 //! speculation that is being committed or discarded), never mixed into the
 //! ID's next speculation.
 
-use dtrace_codegen::desc::{spec_gen, ActionKind, EpidDesc, RecordHeader, SPEC_DRAINED};
+use dtrace_desc::{spec_gen, ActionKind, EpidDesc, RecordHeader, SPEC_DRAINED};
 use std::collections::BTreeMap;
 
 /// A speculation: its ID and the generation of that ID.
@@ -141,7 +141,7 @@ impl Speculations {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dtrace_codegen::desc::{ActionDesc, Field, ValueType};
+    use dtrace_desc::{ActionDesc, Field, ValueType};
 
     fn epd(kinds: &[ActionKind]) -> EpidDesc {
         let actions = kinds
@@ -187,7 +187,7 @@ mod tests {
         let (h, b) = record(0, &[(5 << 32) | 3, 7]);
         assert_eq!(speculation_of(&e, &h, &b), Some(Spec { id: 3, gen: 5 }));
         // speculate() under an if that did not run: not speculative.
-        let valid = dtrace_codegen::RECORD_FLAGS_VALID;
+        let valid = dtrace_desc::RECORD_FLAGS_VALID;
         let (h, b) = record(valid | 0b10, &[3, 7]);
         assert_eq!(speculation_of(&e, &h, &b), None);
     }

@@ -6,8 +6,8 @@
 //! address space after it exits.
 
 use crate::printf::Env;
-use crate::value::UserCapture;
-use dtrace_codegen::desc::{AggDesc, StackKind, ValueType};
+use crate::value::{UserCapture, Value};
+use dtrace_desc::{AggDesc, StackKind, ValueType};
 use dtrace_usym::{Regs, UserSymbols};
 use std::collections::HashMap;
 
@@ -39,6 +39,45 @@ pub fn print_ustack(pid: u64, pcs: &[u64], env: &Env, out: &mut Vec<u8>) {
     }
 }
 
+/// One user frame's parts, for structured output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserFrame {
+    /// The frame as the text output prints it.
+    pub symbol: String,
+    /// The object holding the address, when known.
+    pub module: Option<String>,
+    /// The function and the offset in it, when known (not with `noresolve`).
+    pub function: Option<(String, u64)>,
+}
+
+/// The frames of a user stack with their parts, innermost first, each as
+/// [`print_ustack`] prints it.
+pub fn user_frames(pid: u64, pcs: &[u64], env: &Env) -> Vec<UserFrame> {
+    let p = u32::try_from(pid).unwrap_or(0);
+    pcs.iter()
+        .take_while(|&&pc| pc != 0)
+        .enumerate()
+        .map(|(i, &pc)| {
+            if i == 0 || env.noresolve {
+                let r = env.usyms.resolve(p, pc);
+                UserFrame {
+                    symbol: describe(pid, pc, env),
+                    module: r.module,
+                    function: if env.noresolve { None } else { r.function },
+                }
+            } else {
+                // A return address: looked up one byte before it.
+                let r = env.usyms.resolve(p, pc.wrapping_sub(1));
+                UserFrame {
+                    symbol: env.usyms.describe_return(p, pc),
+                    module: r.module,
+                    function: r.function.map(|(f, off)| (f, off.wrapping_add(1))),
+                }
+            }
+        })
+        .collect()
+}
+
 /// The frames of a captured user stack: unwound with CFI from its registers
 /// and stack copy, or the frame-pointer frames when those are more.
 pub fn capture_frames(c: &UserCapture, max: usize, syms: &UserSymbols) -> Vec<u64> {
@@ -57,6 +96,19 @@ pub fn capture_frames(c: &UserCapture, max: usize, syms: &UserSymbols) -> Vec<u6
         unwound
     } else {
         fp
+    }
+}
+
+/// A traced value as its event carries it: a captured user stack becomes
+/// the [`Value::UStack`] of its unwound frames (the stack copy stays here);
+/// any other value is itself.
+pub fn settle(v: Value, env: &Env) -> Value {
+    match v {
+        Value::UCapture(c) => {
+            let pcs = capture_frames(&c, c.pcs.len(), &env.usyms);
+            Value::UStack { pid: c.pid, pcs }
+        }
+        v => v,
     }
 }
 

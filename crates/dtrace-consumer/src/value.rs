@@ -3,7 +3,7 @@
 //! Architecture invariant: decoding is bounds-checked and never panics; a field
 //! that does not fit in the bytes it is read from is a [`DecodeError`].
 
-use dtrace_codegen::desc::{Field, StackKind, ValueType};
+use dtrace_desc::{Field, StackKind, ValueType};
 use std::fmt;
 
 /// One decoded value, as the formatting code sees it.
@@ -153,9 +153,9 @@ pub fn decode(field: &Field, bytes: &[u8]) -> Result<Value, DecodeError> {
             };
             let regs = field.offset + 8 + frames * 8;
             let word = |i: u32| read_uint(bytes, regs + i * 8, 8);
-            let page = dtrace_codegen::desc::USTACK_PAGE;
+            let page = dtrace_desc::USTACK_PAGE;
             let n = word(6)?.min(*pages as u64) as u32;
-            let data = regs + dtrace_codegen::desc::USTACK_REGS * 8;
+            let data = regs + dtrace_desc::USTACK_REGS * 8;
             Ok(Value::UCapture(Box::new(UserCapture {
                 pid,
                 pcs,

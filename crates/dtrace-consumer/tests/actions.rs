@@ -4,9 +4,9 @@
 
 mod common;
 use common::*;
-use dtrace_codegen::desc::*;
 use dtrace_consumer::walltime::TimeZone;
 use dtrace_consumer::*;
+use dtrace_desc::*;
 
 fn begin() -> Vec<(u32, ProbeName)> {
     vec![(1, probe("dtrace", "", "", "BEGIN"))]
@@ -40,11 +40,11 @@ fn stack_field(offset: u32, frames: u32) -> Field {
 fn run_syms(desc: ProgramDesc, opts: ConsumerOptions, recs: &[Vec<u8>]) -> (String, String) {
     let mut c = Consumer::new(desc, opts);
     c.set_symbols(syms());
-    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut t = TextOutput::new(Vec::new(), Vec::new());
     for r in recs {
-        c.record(r, &mut out, &mut err, &mut Aggs::default())
-            .unwrap();
+        c.record(r, &mut t, &mut Aggs::default()).unwrap();
     }
+    let (out, err) = t.into_parts();
     (
         String::from_utf8_lossy(&out).into_owned(),
         String::from_utf8_lossy(&err).into_owned(),
@@ -146,8 +146,9 @@ fn stack_keys_in_aggregations() {
     aggs.add(0, key, vec![words(&[3]), words(&[4])]);
     let mut c = Consumer::new(desc, quiet());
     c.set_symbols(syms());
-    let mut out = Vec::new();
-    c.finish(&mut out, &mut aggs).unwrap();
+    let mut t = TextOutput::new(Vec::new(), Vec::new());
+    c.finish(&mut t, &mut aggs).unwrap();
+    let (out, _) = t.into_parts();
     assert_eq!(
         String::from_utf8_lossy(&out),
         "\n              vmlinux`ksys_read+0x8\n              vmlinux`do_syscall_64+0x4\n                7\n"
@@ -165,9 +166,9 @@ fn walltime_in_a_time_zone() {
         .0;
     let mut c = Consumer::new(desc, quiet());
     c.set_time_zone(TimeZone::fixed(-7 * 3600));
-    let mut out = Vec::new();
-    c.record(&r, &mut out, &mut Vec::new(), &mut Aggs::default())
-        .unwrap();
+    let mut t = TextOutput::new(Vec::new(), Vec::new());
+    c.record(&r, &mut t, &mut Aggs::default()).unwrap();
+    let (out, _) = t.into_parts();
     assert_eq!(String::from_utf8_lossy(&out), "2003 Sep  3 10:23:41\n");
 }
 
@@ -228,11 +229,11 @@ fn setopt_reports_what_it_cannot_set() {
         ("quiet", _) => Err("Invalid value for specified option".into()),
         _ => Err("Invalid option name".into()),
     }));
-    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut t = TextOutput::new(Vec::new(), Vec::new());
     for rec in [&r, &r] {
-        c.record(rec, &mut out, &mut err, &mut Aggs::default())
-            .unwrap();
+        c.record(rec, &mut t, &mut Aggs::default()).unwrap();
     }
+    let (out, err) = t.into_parts();
     let (out, err) = (
         String::from_utf8_lossy(&out).into_owned(),
         String::from_utf8_lossy(&err).into_owned(),

@@ -5,8 +5,8 @@
 mod common;
 
 use common::*;
-use dtrace_codegen::desc::*;
 use dtrace_consumer::ConsumerOptions;
+use dtrace_desc::*;
 
 /// Clause 1 (EPID 1) runs `actions`; every record is 24 bytes with an optional
 /// 8-byte argument at offset 16.

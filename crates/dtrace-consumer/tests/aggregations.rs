@@ -4,8 +4,8 @@
 
 mod common;
 use common::*;
-use dtrace_codegen::desc::*;
 use dtrace_consumer::*;
+use dtrace_desc::*;
 
 const KEYSZ: u32 = 16;
 

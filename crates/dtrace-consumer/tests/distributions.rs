@@ -8,7 +8,7 @@
 
 mod common;
 use common::*;
-use dtrace_codegen::desc::*;
+use dtrace_desc::*;
 
 fn keyed(func: AggFunc) -> ProgramDesc {
     let mut d = program(vec![], vec![]);

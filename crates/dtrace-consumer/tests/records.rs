@@ -3,8 +3,9 @@
 
 mod common;
 use common::*;
-use dtrace_codegen::desc::*;
+use dtrace_consumer::text::drop_message;
 use dtrace_consumer::*;
+use dtrace_desc::*;
 
 const HEADING: &str = "CPU     ID                    FUNCTION:NAME\n";
 
@@ -294,35 +295,79 @@ fn fault_names_full_probe() {
     );
 }
 
+fn drop(cpu: Option<u32>, kind: DropKind, count: u64) -> String {
+    drop_message(&DropEvent {
+        cpu,
+        kind,
+        count,
+        total: count,
+    })
+}
+
 #[test]
 fn drop_messages() {
     // dtrace(1): "dtrace: 5 drops on CPU 0"; one drop is singular.
-    assert_eq!(drops_message(0, 5), "dtrace: 5 drops on CPU 0");
-    assert_eq!(drops_message(3, 1), "dtrace: 1 drop on CPU 3");
     assert_eq!(
-        agg_drops_message(1, 2),
+        drop(Some(0), DropKind::Principal, 5),
+        "dtrace: 5 drops on CPU 0"
+    );
+    assert_eq!(
+        drop(Some(3), DropKind::Principal, 1),
+        "dtrace: 1 drop on CPU 3"
+    );
+    assert_eq!(
+        drop(Some(1), DropKind::Aggregation, 2),
         "dtrace: 2 aggregation drops on CPU 1"
     );
     assert_eq!(
-        dynvar_drops_message(7, DynDropKind::Plain),
+        drop(Some(0), DropKind::Dynamic, 7),
         "dtrace: 7 dynamic variable drops"
     );
     assert_eq!(
-        dynvar_drops_message(1, DynDropKind::Dirty),
+        drop(Some(0), DropKind::DynDirty, 1),
         "dtrace: 1 dynamic variable drop with non-empty dirty list"
     );
     assert_eq!(
-        dynvar_drops_message(2, DynDropKind::Rinsing),
+        drop(Some(0), DropKind::DynRinse, 2),
         "dtrace: 2 dynamic variable drops with non-empty rinsing list"
     );
-    assert_eq!(spec_drops_message(4), "dtrace: 4 speculative drops");
+    assert_eq!(drop(None, DropKind::Spec, 4), "dtrace: 4 speculative drops");
     assert_eq!(
-        spec_failed_message(2, true),
+        drop(None, DropKind::SpecBusy, 2),
         "dtrace: 2 failed speculations (available buffer(s) still busy)"
     );
     assert_eq!(
-        spec_failed_message(1, false),
+        drop(None, DropKind::SpecUnavail, 1),
         "dtrace: 1 failed speculation (no speculative buffer available)"
+    );
+}
+
+#[test]
+fn drops_are_reported_per_cpu_then_summed() {
+    // Per-CPU kinds CPU by CPU, each CPU's in kind order; speculation drops
+    // summed over every CPU after them; droptags put the tag after "dtrace: ".
+    let mut c = Consumer::new(
+        program(vec![], begin()),
+        ConsumerOptions {
+            droptags: true,
+            ..Default::default()
+        },
+    );
+    let mut t = TextOutput::new(Vec::new(), Vec::new());
+    let counts = [
+        (1, DropKind::Principal, 2),
+        (0, DropKind::Spec, 1),
+        (0, DropKind::Aggregation, 3),
+        (1, DropKind::Spec, 2),
+        (0, DropKind::Principal, 0),
+    ];
+    c.drops(&counts, &mut t).unwrap();
+    let (_, err) = t.into_parts();
+    assert_eq!(
+        String::from_utf8_lossy(&err),
+        "dtrace: [DTRACEDROP_AGGREGATION] 3 aggregation drops on CPU 0\n\
+dtrace: [DTRACEDROP_PRINCIPAL] 2 drops on CPU 1\n\
+dtrace: [DTRACEDROP_SPEC] 3 speculative drops\n"
     );
 }
 
@@ -333,34 +378,36 @@ fn malformed_input_is_an_error_not_a_panic() {
         begin(),
     );
     let mut c = Consumer::new(desc, Default::default());
-    let mut out = Vec::new();
-    let mut err = Vec::new();
+    let mut t = TextOutput::new(Vec::new(), Vec::new());
     let mut aggs = Aggs::default();
     // Every truncation of a valid record, and some garbage.
     let good = Rec::new(1, 1, 0, 48).str(16, "x").i64(40, 1).0;
     for n in 0..good.len() {
-        let r = c.record(&good[..n], &mut out, &mut err, &mut aggs);
+        let r = c.record(&good[..n], &mut t, &mut aggs);
         assert!(r.is_err(), "length {n} accepted");
     }
-    assert!(out.is_empty(), "partial output for a malformed record");
+    assert!(
+        t.out_mut().is_empty(),
+        "partial output for a malformed record"
+    );
     assert!(matches!(
-        c.record(&Rec::new(9, 1, 0, 48).0, &mut out, &mut err, &mut aggs),
+        c.record(&Rec::new(9, 1, 0, 48).0, &mut t, &mut aggs),
         Err(ConsumeError::UnknownEpid(9))
     ));
     assert!(matches!(
-        c.record(&Rec::new(1, 77, 0, 48).0, &mut out, &mut err, &mut aggs),
+        c.record(&Rec::new(1, 77, 0, 48).0, &mut t, &mut aggs),
         Err(ConsumeError::UnknownProbe(77))
     ));
     // A fault record cut short.
     let f = fault(1, 1, FaultKind::DivZero, 0, 0, 1);
-    assert!(c.record(&f[..30], &mut out, &mut err, &mut aggs).is_err());
+    assert!(c.record(&f[..30], &mut t, &mut aggs).is_err());
     // Fields that point past any buffer.
     let desc = program(vec![(16, vec![trace(string(u32::MAX - 2, 8))])], begin());
     let mut c = Consumer::new(desc, Default::default());
     assert!(c
-        .record(&Rec::new(1, 1, 0, 16).0, &mut out, &mut err, &mut aggs)
+        .record(&Rec::new(1, 1, 0, 16).0, &mut t, &mut aggs)
         .is_err());
-    assert!(out.is_empty());
+    assert!(t.out_mut().is_empty());
     // The full record works.
     assert!(Consumer::new(
         program(
@@ -369,7 +416,7 @@ fn malformed_input_is_an_error_not_a_panic() {
         ),
         Default::default()
     )
-    .record(&good, &mut out, &mut err, &mut aggs)
+    .record(&good, &mut t, &mut aggs)
     .is_ok());
 }
 
@@ -495,7 +542,8 @@ fn random_bytes_never_panic() {
         let key: Vec<u8> = (0..(next() as usize % 12)).map(|_| next()).collect();
         let val: Vec<u8> = (0..vlen).map(|_| next()).collect();
         aggs.add(1, key, vec![val]);
-        let _ = c.record(&b, &mut Vec::new(), &mut Vec::new(), &mut aggs);
-        let _ = c.finish(&mut Vec::new(), &mut aggs);
+        let mut t = TextOutput::new(Vec::new(), Vec::new());
+        let _ = c.record(&b, &mut t, &mut aggs);
+        let _ = c.finish(&mut t, &mut aggs);
     }
 }

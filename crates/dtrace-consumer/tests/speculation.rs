@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use dtrace_codegen::desc::{ActionKind, SPEC_DRAINED};
-use dtrace_consumer::{Consumer, ConsumerOptions};
+use dtrace_consumer::{Consumer, ConsumerOptions, TextOutput};
+use dtrace_desc::{ActionKind, SPEC_DRAINED};
 
 /// Generations 1 and 2 in a speculation field.
 const G1: u64 = 1 << 32;
@@ -16,7 +16,7 @@ const HEADING: &str = "CPU     ID                    FUNCTION:NAME\n";
 /// EPID 1: speculate(id) @16 then printf("%d\n") of an int @24 (32 bytes);
 /// EPID 2: printf("plain\n") (16 bytes); EPID 3: commit(id) @16 (24 bytes);
 /// EPID 4: discard(id) @16 then trace(int) @24 (32 bytes).
-fn desc() -> dtrace_codegen::desc::ProgramDesc {
+fn desc() -> dtrace_desc::ProgramDesc {
     program(
         vec![
             (
@@ -67,14 +67,14 @@ fn discard(field: u64, v: i32) -> Vec<u8> {
 
 fn consume(opts: ConsumerOptions, recs: &[Vec<u8>]) -> (String, Vec<u32>) {
     let mut c = Consumer::new(desc(), opts);
-    let mut out = Vec::new();
-    let mut err = Vec::new();
+    let mut t = TextOutput::new(Vec::new(), Vec::new());
     let mut aggs = Aggs::default();
     let mut freed = Vec::new();
     for r in recs {
-        c.record(r, &mut out, &mut err, &mut aggs).unwrap();
+        c.record(r, &mut t, &mut aggs).unwrap();
         freed.extend(c.take_freed_speculations());
     }
+    let (out, _) = t.into_parts();
     (String::from_utf8_lossy(&out).into_owned(), freed)
 }
 

@@ -1,7 +1,7 @@
 //! The `dtrace` provider: BEGIN, END and ERROR.
 
 use crate::{ProbeTemplate, Provider};
-use dtrace_sema::ProbeKind;
+use dtrace_sema::{ArgDesc, ProbeKind};
 
 pub struct DtraceProvider;
 
@@ -20,19 +20,12 @@ impl Provider for DtraceProvider {
             function: String::new(),
             name: name.to_string(),
             kind,
-            arg_types: Vec::new(),
+            args: Vec::new(),
             fields: Vec::new(),
         };
         let mut error = mk("ERROR", ProbeKind::Error);
         // arg1: EPID, arg2: clause index, arg3: action index, arg4: fault, arg5: address.
-        error.arg_types = vec![
-            "uint64_t".into(),
-            "uint64_t".into(),
-            "uint64_t".into(),
-            "uint64_t".into(),
-            "uint64_t".into(),
-            "uint64_t".into(),
-        ];
+        error.args = ArgDesc::natives(&["uint64_t"; 6]);
         vec![
             mk("BEGIN", ProbeKind::Begin),
             mk("END", ProbeKind::End),

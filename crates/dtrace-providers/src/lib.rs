@@ -9,8 +9,12 @@
 
 pub mod attach;
 pub mod dtrace_provider;
+pub mod io;
+pub mod kernel_sdt;
 pub mod pdesc;
+pub mod proc;
 pub mod profile;
+pub mod sched;
 pub mod sdt;
 pub mod stability;
 pub mod syscall;
@@ -28,7 +32,8 @@ pub struct ProbeTemplate {
     pub function: String,
     pub name: String,
     pub kind: ProbeKind,
-    pub arg_types: Vec<String>,
+    /// The arguments' descriptions (libdtrace's `dt_argdesc_t`).
+    pub args: Vec<dtrace_sema::ArgDesc>,
     /// Where each argument is in the record (tracepoints); see [`ProbeInfo::fields`].
     pub fields: Vec<dtrace_sema::RecordField>,
 }
@@ -63,6 +68,13 @@ pub trait Provider {
         let _ = probe;
         Ok(())
     }
+    /// Why the provider has no probe `name` that DTrace documents for it (no
+    /// kernel event fires at the same moment), for the error that enabling it
+    /// gives; `None` for names it does not document.
+    fn unavailable(&self, name: &str) -> Option<&'static str> {
+        let _ = name;
+        None
+    }
 }
 
 /// All providers and their numbered probes.
@@ -91,6 +103,9 @@ impl Catalog {
             Box::new(syscall::SyscallProvider),
             Box::new(profile::ProfileProvider),
             Box::new(sdt::SdtProvider),
+            Box::new(proc::ProcProvider),
+            Box::new(sched::SchedProvider),
+            Box::new(io::IoProvider),
         ];
         let mut c = Catalog {
             listed: vec![false; providers.len()],
@@ -170,7 +185,7 @@ impl Catalog {
             function: t.function,
             name: t.name,
             kind: t.kind,
-            arg_types: t.arg_types,
+            args: t.args,
             fields: t.fields,
         };
         self.probes.push(info.clone());
@@ -194,7 +209,7 @@ impl Catalog {
             function: p.function.clone(),
             name: p.name.clone(),
             kind: p.kind,
-            arg_types: p.arg_types.clone(),
+            args: p.args.clone(),
             fields: p.fields.clone(),
         };
         if provider.resolve(&mut t).is_err() {
@@ -202,7 +217,7 @@ impl Catalog {
         }
         let p = &mut self.probes[index];
         p.kind = t.kind;
-        p.arg_types = t.arg_types;
+        p.args = t.args;
         p.fields = t.fields;
         self.resolved[index] = true;
         true
@@ -215,6 +230,16 @@ impl Catalog {
             return None;
         }
         self.probes.get(index)
+    }
+
+    /// Why a description that matched nothing names a documented probe this
+    /// kernel cannot provide (`sched:::tick`), when it does.
+    pub fn unavailable(&self, desc: &ProbeDesc) -> Option<String> {
+        if desc.provider.is_empty() || desc.name.is_empty() || !desc.is_exact() {
+            return None;
+        }
+        let p = self.providers.iter().find(|p| p.name() == desc.provider)?;
+        p.unavailable(&desc.name).map(str::to_string)
     }
 
     /// The attributes of the provider named `provider`, if there is one.
@@ -324,6 +349,38 @@ mod tests {
     }
 
     #[test]
+    fn kernel_sdt_probes_match_and_explain_their_absence() {
+        let mut c = Catalog::new();
+        let m = c.matches(&ProbeDesc::parse("proc:::exit").unwrap());
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].module, "vmlinux");
+        assert!(matches!(
+            m[0].kind,
+            ProbeKind::RawSdt {
+                tp: "sched_process_exit",
+                ..
+            }
+        ));
+        assert_eq!(
+            c.matches(&ProbeDesc::parse("sched:::*-cpu").unwrap()).len(),
+            3
+        );
+        assert_eq!(c.matches(&ProbeDesc::parse("io:::").unwrap()).len(), 2);
+        let tick = ProbeDesc::parse("sched:::tick").unwrap();
+        assert!(c.matches(&tick).is_empty());
+        assert!(c.unavailable(&tick).is_some_and(|w| w.contains("tick")));
+        assert_eq!(
+            c.unavailable(&ProbeDesc::parse("sched:::nosuch").unwrap()),
+            None
+        );
+        assert_eq!(
+            c.unavailable(&ProbeDesc::parse("sched:::tic*").unwrap()),
+            None
+        );
+        assert_eq!(c.attributes("io"), Some(stability::KERNEL_SDT));
+    }
+
+    #[test]
     fn lazy_providers_are_listed_only_when_asked() {
         let mut c = Catalog::new();
         assert!(c.probes().iter().all(|p| p.provider != "sdt"));
@@ -336,7 +393,7 @@ mod tests {
         let m = c.matches(&ProbeDesc::parse("sdt:sched::sched_switch").unwrap());
         assert_eq!(m.len(), 1);
         assert!(matches!(m[0].kind, ProbeKind::Tracepoint { event_id } if event_id > 0));
-        assert!(!m[0].fields.is_empty() && m[0].fields.len() == m[0].arg_types.len());
+        assert!(!m[0].fields.is_empty() && m[0].fields.len() == m[0].args.len());
         let id = m[0].id;
         // Listing everything later keeps the ID and adds no duplicate.
         c.list_all();

@@ -4,7 +4,7 @@
 //! listed are created on demand, as in DTrace.
 
 use crate::{ProbeTemplate, Provider};
-use dtrace_sema::ProbeKind;
+use dtrace_sema::{ArgDesc, ProbeKind};
 
 /// The smallest interval DTrace's profile provider accepts: 200 microseconds.
 pub const MIN_INTERVAL_NS: u64 = 200_000;
@@ -66,7 +66,7 @@ fn template(name: &str) -> Option<ProbeTemplate> {
         name: name.to_string(),
         kind,
         // arg0: kernel PC (0 if in user mode), arg1: user PC (0 if in the kernel).
-        arg_types: vec!["uint64_t".into(), "uint64_t".into()],
+        args: ArgDesc::natives(&["uint64_t", "uint64_t"]),
         fields: Vec::new(),
     })
 }

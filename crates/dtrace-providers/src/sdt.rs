@@ -8,7 +8,7 @@
 //! `__data_loc` data by address (`stringof(args[0])` reads a string field).
 
 use crate::{ProbeTemplate, Provider};
-use dtrace_sema::{FieldKind, ProbeKind, RecordField};
+use dtrace_sema::{ArgDesc, FieldKind, ProbeKind, RecordField};
 use dtrace_sys::tracefs::Tracefs;
 
 pub struct SdtProvider;
@@ -38,7 +38,7 @@ impl Provider for SdtProvider {
                 function: String::new(),
                 name: event,
                 kind: ProbeKind::Tracepoint { event_id: 0 },
-                arg_types: Vec::new(),
+                args: Vec::new(),
                 fields: Vec::new(),
             })
             .collect()
@@ -69,7 +69,7 @@ impl Provider for SdtProvider {
                     function: String::new(),
                     name: name.to_string(),
                     kind: ProbeKind::Tracepoint { event_id: 0 },
-                    arg_types: Vec::new(),
+                    args: Vec::new(),
                     fields: Vec::new(),
                 })
                 .collect(),
@@ -87,7 +87,11 @@ impl Provider for SdtProvider {
             .map_err(|e| e.to_string())?;
         let args = parse_format(&format);
         t.kind = ProbeKind::Tracepoint { event_id: id };
-        t.arg_types = args.iter().map(|a| a.ty.clone()).collect();
+        t.args = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| ArgDesc::native(&a.ty, i as u8))
+            .collect();
         t.fields = args.iter().map(|a| a.field).collect();
         Ok(())
     }

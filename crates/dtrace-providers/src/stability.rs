@@ -150,6 +150,15 @@ pub const SDT: ProviderAttrs = ProviderAttrs {
     args: Attr::new(Private, Private, Isa),
 };
 
+/// `proc`, `sched` and `io`: the SDT providers DTrace defines over the kernel.
+pub const KERNEL_SDT: ProviderAttrs = ProviderAttrs {
+    provider: Attr::new(Evolving, Evolving, Isa),
+    module: Attr::new(Private, Private, Unknown),
+    function: Attr::new(Private, Private, Unknown),
+    name: Attr::new(Evolving, Evolving, Isa),
+    args: Attr::new(Evolving, Evolving, Isa),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 
 use crate::syscalls_x86_64::SYSCALLS_X86_64;
 use crate::{ProbeTemplate, Provider};
-use dtrace_sema::ProbeKind;
+use dtrace_sema::{ArgDesc, ProbeKind};
 
 pub struct SyscallProvider;
 
@@ -25,7 +25,7 @@ impl Provider for SyscallProvider {
                 function: name.into(),
                 name: "entry".into(),
                 kind: ProbeKind::SyscallEntry { nr },
-                arg_types: vec!["uint64_t".into(); 6],
+                args: ArgDesc::natives(&["uint64_t"; 6]),
                 fields: Vec::new(),
             });
             v.push(ProbeTemplate {
@@ -33,7 +33,7 @@ impl Provider for SyscallProvider {
                 function: name.into(),
                 name: "return".into(),
                 kind: ProbeKind::SyscallReturn { nr },
-                arg_types: vec!["int64_t".into(), "int64_t".into()],
+                args: ArgDesc::natives(&["int64_t", "int64_t"]),
                 fields: Vec::new(),
             });
         }

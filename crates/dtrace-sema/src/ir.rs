@@ -114,22 +114,8 @@ impl Ty {
     }
 }
 
-/// What a [`Ty::Stack`] holds and how it prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StackKind {
-    /// `stack()`: kernel return addresses.
-    Kernel,
-    /// `ustack()`/`jstack()`: the pid, then user return addresses.
-    User,
-    /// `uaddr(a)`: the pid and `a`, printed `module`function+0xoff`.
-    UAddr,
-    /// `usym(a)`: printed `module`function`; aggregation keys merge by function.
-    USym,
-    /// `ufunc(a)`: as `usym`.
-    UFunc,
-    /// `umod(a)`: printed as the module; keys merge by module.
-    UMod,
-}
+/// What a [`Ty::Stack`] holds and how it prints (the description crate's).
+pub use dtrace_desc::StackKind;
 
 /// Built-in variables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -616,18 +602,8 @@ impl TStmt {
     }
 }
 
-/// An action on a whole aggregation, applied by the consumer (as libdtrace does).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AggOp {
-    /// Keep the `n` largest values (the `|n|` smallest when `n < 0`); none when absent.
-    Trunc,
-    /// Zero every value, keeping the keys.
-    Clear,
-    /// Divide printed values by `n`.
-    Normalize,
-    /// Undo normalize().
-    Denormalize,
-}
+/// An action on a whole aggregation (the description crate's).
+pub use dtrace_desc::AggOp;
 
 /// How a [`TStmt::Symbol`] prints its address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -704,47 +680,6 @@ pub struct TypedProgram {
     pub destructive: bool,
 }
 
-/// A type as `print()` shows it (codegen turns it into the consumer's
-/// `desc::PrintType`, which has the same shape).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PrintShape {
-    Int {
-        name: String,
-        size: u8,
-        signed: bool,
-    },
-    Pointer {
-        name: String,
-    },
-    Enum {
-        name: String,
-        size: u8,
-        values: Vec<(String, i64)>,
-    },
-    Array {
-        name: String,
-        elem: Box<PrintShape>,
-        len: u32,
-        stride: u32,
-    },
-    Struct {
-        name: String,
-        members: Vec<PrintField>,
-    },
-    String {
-        size: u32,
-    },
-    Opaque {
-        name: String,
-        size: u32,
-    },
-}
-
-/// One member of a [`PrintShape::Struct`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PrintField {
-    pub name: String,
-    pub bit_offset: u64,
-    pub bit_size: u32,
-    pub ty: PrintShape,
-}
+/// A type as `print()` shows it: the description crate's one print-type enum,
+/// which the consumer reads as it is.
+pub use dtrace_desc::{PrintMember as PrintField, PrintType as PrintShape};

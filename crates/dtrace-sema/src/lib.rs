@@ -26,13 +26,15 @@
 mod actions;
 mod actions_ctl;
 mod aggctl;
-pub mod aggfunc;
+/// The aggregating functions and their bucket arithmetic (`dtrace-desc`'s).
+pub use dtrace_desc::aggfunc;
 mod check;
 mod ctype;
 mod decl;
 mod elem;
 mod expr;
-pub mod format;
+/// The one printf grammar (`dtrace-desc`'s).
+pub use dtrace_desc::format;
 mod intrinsic;
 pub mod ir;
 mod memsubr;
@@ -56,5 +58,5 @@ pub use actions_ctl::{
 pub use check::{check, check_with};
 pub use ir::*;
 pub use options::{CompileOptions, KernelOffsets};
-pub use probe::{FieldKind, ProbeInfo, ProbeKind, RecordField};
+pub use probe::{ArgDesc, Cmp, FieldKind, Prep, ProbeInfo, ProbeKind, RecordField, Src, Test};
 pub use symbols::{KernelSymbols, NoSymbols};

@@ -8,6 +8,12 @@ pub struct KernelOffsets {
     pub task_real_parent: u32,
     /// `offsetof(struct task_struct, tgid)`.
     pub task_tgid: u32,
+    /// `offsetof(struct task_struct, exit_code)` (`proc:::exit`'s reason).
+    pub task_exit_code: u32,
+    /// `offsetof(struct task_struct, signal)`.
+    pub task_signal: u32,
+    /// `offsetof(struct signal_struct, group_exit_code)`.
+    pub signal_group_exit_code: u32,
 }
 
 impl Default for KernelOffsets {
@@ -16,6 +22,9 @@ impl Default for KernelOffsets {
         KernelOffsets {
             task_real_parent: 2456,
             task_tgid: 2444,
+            task_exit_code: 1164,
+            task_signal: 1848,
+            signal_group_exit_code: 96,
         }
     }
 }

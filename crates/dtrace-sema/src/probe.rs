@@ -23,6 +23,120 @@ pub enum ProbeKind {
     /// the provider has resolved the probe); arguments come from its record, as
     /// [`ProbeInfo::fields`] says.
     Tracepoint { event_id: u32 },
+    // [kprov] SDT providers on raw tracepoints (proc, sched, io).
+    /// A probe of an SDT provider built on the kernel raw tracepoint `tp`
+    /// (`sched_switch`, `sys_exit`, ...): its trampoline tests `prep`'s
+    /// pre-condition and fills the native arguments as `prep` says.
+    RawSdt { tp: &'static str, prep: Prep },
+}
+
+/// How a raw-tracepoint trampoline presents one probe (libdtrace's "dependent
+/// probe" trampoline code, as data): the probe fires only when its syscall
+/// number is one of `syscalls` (for `sys_enter`/`sys_exit`; empty: any) and
+/// every test holds; native argument `i` is `args[i]`'s value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Prep {
+    pub syscalls: &'static [u32],
+    pub tests: &'static [Test],
+    pub args: &'static [Src],
+}
+
+/// One pre-condition: `value op imm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Test {
+    pub value: Src,
+    pub op: Cmp,
+    pub imm: i32,
+}
+
+/// Comparisons of a pre-condition (signed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Gt,
+    /// `value & imm` is zero.
+    Clear,
+    /// `value & imm` is not zero.
+    Set,
+}
+
+/// Where a native argument (or a tested value) comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Src {
+    /// Raw tracepoint argument `i` (the tracepoint's prototype order).
+    Raw(u8),
+    /// The 64-bit word raw argument `i` points to (read from kernel memory).
+    Deref(u8),
+    /// System-call argument `i` (`sys_enter`: from the `pt_regs` in raw argument 0).
+    SysArg(u8),
+    /// The path an exec system call names: `execve`'s first argument,
+    /// `execveat`'s second (`sys_enter`).
+    ExecPath,
+    /// A system call's return value, negated (`sys_exit`: the errno of a failure).
+    NegRet,
+    /// The current task (`curthread`).
+    CurTask,
+    /// 1 when the current thread is not its process's first thread, else 0.
+    NotLeader,
+    /// How the current task exited, as `wait(2)`'s `CLD_EXITED` (1),
+    /// `CLD_KILLED` (2) or `CLD_DUMPED` (3), from its exit code.
+    ExitReason,
+    /// The signal `signal_deliver` (raw arguments: signal, siginfo, action)
+    /// acts on: its signal, except that the SIGKILL with no siginfo by which
+    /// a thread group dies of a fatal signal is that signal (the group's exit
+    /// code), and 0 when the group dies by exit or exec (no signal).
+    DeliveredSignal,
+    Zero,
+}
+
+/// One argument of a probe, as libdtrace's argument description: `args[i]` has
+/// type `xlate` (when given) translated from native argument `mapping` of
+/// type `native`, or that native argument itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgDesc {
+    /// The native C type (`"struct task_struct *"`), or `"string"`.
+    pub native: String,
+    /// The translated type (`"psinfo_t *"`), when a translator applies.
+    pub xlate: Option<String>,
+    /// The native argument (`argN`) it is made from.
+    pub mapping: u8,
+    /// A `string` native argument is an address in user space (exec's path).
+    pub user: bool,
+}
+
+impl ArgDesc {
+    /// Native argument `mapping` as it is, of type `native`.
+    pub fn native(native: &str, mapping: u8) -> ArgDesc {
+        ArgDesc {
+            native: native.to_string(),
+            xlate: None,
+            mapping,
+            user: false,
+        }
+    }
+
+    /// `xlate` translated from native argument `mapping` of type `native`.
+    pub fn translated(native: &str, xlate: &str, mapping: u8) -> ArgDesc {
+        ArgDesc {
+            xlate: Some(xlate.to_string()),
+            ..ArgDesc::native(native, mapping)
+        }
+    }
+
+    /// Argument `i` of each type, untranslated (`args[i]` is `argi`).
+    pub fn natives<S: AsRef<str>>(types: &[S]) -> Vec<ArgDesc> {
+        types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ArgDesc::native(t.as_ref(), i as u8))
+            .collect()
+    }
+
+    /// The type `args[i]` has (what `dtrace -lv` shows).
+    pub fn shown(&self) -> &str {
+        self.xlate.as_deref().unwrap_or(&self.native)
+    }
 }
 
 /// How a trampoline finds one argument in the record a tracepoint passes it.
@@ -59,8 +173,8 @@ pub struct ProbeInfo {
     pub function: String,
     pub name: String,
     pub kind: ProbeKind,
-    /// Native argument types as C type names (`"long"`, `"char *"`), for `args[]`.
-    pub arg_types: Vec<String>,
+    /// The arguments' descriptions (types of `args[]`).
+    pub args: Vec<ArgDesc>,
     /// Where each argument is in the record, for probes whose trampoline reads
     /// one ([`ProbeKind::Tracepoint`]); empty for the others.
     pub fields: Vec<RecordField>,

@@ -440,7 +440,7 @@ impl<'a> Checker<'a> {
         let nargs = self
             .probes
             .first()
-            .map(|p| p.arg_types.len())
+            .map(|p| p.args.len())
             .unwrap_or(0)
             .min(10) as i64;
         let n = match n {
@@ -465,24 +465,63 @@ impl<'a> Checker<'a> {
                 ))
             }
         };
-        self.args_used |= 1 << n;
-        let raw = mk(TExprKind::Builtin(Builtin::Arg(n)), self.b.int64_t, span);
-        let declared = self
+        let Some(d) = self
             .probes
             .first()
-            .and_then(|p| p.arg_types.get(n as usize))
-            .cloned();
-        let Some(text) = declared else {
-            return Ok(raw);
+            .and_then(|p| p.args.get(n as usize))
+            .cloned()
+        else {
+            self.args_used |= 1 << n;
+            return Ok(mk(
+                TExprKind::Builtin(Builtin::Arg(n)),
+                self.b.int64_t,
+                span,
+            ));
         };
-        let Some(id) = self.parse_c_type(&text) else {
-            return Ok(raw);
+        if let Some(x) = d.xlate.as_ref().filter(|x| **x != d.native) {
+            // Member access and `*args[i]` translate (see `xlate`); the
+            // translated pointer itself is no value.
+            return Err(Diagnostic::new(
+                Tag::D_XLATE_SOU,
+                span,
+                format!("args[{n}] is translated to {x}: it may only be dereferenced (*args[{n}], args[{n}]->member)"),
+            ));
+        }
+        if d.user && d.native == "string" {
+            // A user-space path: the string copied in.
+            let arg = ast::Expr {
+                kind: ast::ExprKind::Ident(format!("arg{}", d.mapping)),
+                span,
+            };
+            let call = ast::Expr {
+                kind: ast::ExprKind::Call {
+                    func: "copyinstr".into(),
+                    args: vec![arg],
+                },
+                span,
+            };
+            return self.expr(&call);
+        }
+        Ok(self.native_arg(&d.native, d.mapping, span))
+    }
+
+    /// Native argument `mapping` of a probe, typed `native` (a C type name;
+    /// `int64_t` when the type is unknown).
+    pub(crate) fn native_arg(&mut self, native: &str, mapping: u8, span: Span) -> TExpr {
+        self.args_used |= 1 << mapping.min(9);
+        let raw = mk(
+            TExprKind::Builtin(Builtin::Arg(mapping.min(9))),
+            self.b.int64_t,
+            span,
+        );
+        let Some(id) = self.parse_c_type(native) else {
+            return raw;
         };
-        Ok(match self.value_ty(id) {
+        match self.value_ty(id) {
             t @ Ty::Int { .. } => retype_span(convert(raw, t), span),
             t @ Ty::Ptr { .. } => retype(raw, t),
             _ => raw,
-        })
+        }
     }
 
     /// `curthread`'s type: `struct task_struct *` (a `void *` without kernel BTF).

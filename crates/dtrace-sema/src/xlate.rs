@@ -45,10 +45,28 @@ pub(crate) struct Translator {
     pub members: Vec<(String, ast::Expr, Span)>,
 }
 
-/// A translation found in an expression: `xlate<ty>(input)`.
+/// A translation found in an expression: `xlate<ty>(input)`, or a probe
+/// argument its description translates (`args[0]` of `proc:::create`).
 struct Found {
-    ty: ast::TypeName,
-    input: ast::Expr,
+    ty: XlateTo,
+    input: XlateFrom,
+}
+
+/// The output type of a translation.
+enum XlateTo {
+    Written(ast::TypeName),
+    /// A translated probe argument's type, as its description names it.
+    Named(String, Span),
+}
+
+/// The input of a translation.
+enum XlateFrom {
+    Expr(ast::Expr),
+    /// Native probe argument `mapping`, of the description's native type.
+    ProbeArg {
+        native: String,
+        mapping: u8,
+    },
 }
 
 impl<'a> Checker<'a> {
@@ -201,9 +219,36 @@ impl<'a> Checker<'a> {
     fn find_xlate(&self, e: &ast::Expr, depth: u32) -> Option<Found> {
         match &e.kind {
             K::Xlate { ty, expr } => Some(Found {
-                ty: ty.clone(),
-                input: (**expr).clone(),
+                ty: XlateTo::Written(ty.clone()),
+                input: XlateFrom::Expr((**expr).clone()),
             }),
+            K::Index { base, index } => {
+                let K::Ident(name) = &base.kind else {
+                    return None;
+                };
+                if name != "args" || self.arrays.contains_key(name) {
+                    return None;
+                }
+                let [i] = index.as_slice() else {
+                    return None;
+                };
+                let K::Int { value, .. } = &i.kind else {
+                    return None;
+                };
+                let d = self
+                    .probes
+                    .first()?
+                    .args
+                    .get(usize::try_from(*value).ok()?)?;
+                let to = d.xlate.clone().filter(|x| *x != d.native)?;
+                Some(Found {
+                    ty: XlateTo::Named(to, e.span),
+                    input: XlateFrom::ProbeArg {
+                        native: d.native.clone(),
+                        mapping: d.mapping,
+                    },
+                })
+            }
             K::Ident(name)
                 if depth < MAX_INLINE_CHAIN && self.xlate_input(name, e.span).is_none() =>
             {
@@ -237,8 +282,20 @@ impl<'a> Checker<'a> {
     }
 
     /// The output struct type of `xlate<ty>` and whether `ty` is a pointer to it.
-    fn xlate_output(&mut self, ty: &ast::TypeName) -> R<(TypeId, bool)> {
-        let id = self.type_name(ty)?;
+    fn xlate_output(&mut self, ty: &XlateTo) -> R<(TypeId, bool)> {
+        let (id, span) = match ty {
+            XlateTo::Written(ty) => (self.type_name(ty)?, ty.span),
+            XlateTo::Named(name, span) => match self.parse_c_type(name) {
+                Some(id) => (id, *span),
+                None => {
+                    return Err(Diagnostic::new(
+                        Tag::D_TYPE_ERR,
+                        *span,
+                        format!("probe argument type {name} is not defined"),
+                    ))
+                }
+            },
+        };
         let (sou, ptr) = match self.pointee(id) {
             Some(p) => (p, true),
             None => (id, false),
@@ -246,7 +303,7 @@ impl<'a> Checker<'a> {
         if !self.is_sou(sou) {
             return Err(Diagnostic::new(
                 Tag::D_XLATE_SOU,
-                ty.span,
+                span,
                 format!(
                     "translate operator output type must be a struct or union, or a pointer to one: {}",
                     self.type_text(id)
@@ -259,7 +316,10 @@ impl<'a> Checker<'a> {
     /// The translator for `xlate<ty>(input)` and the typed input.
     fn resolve_xlate(&mut self, f: &Found, span: Span) -> R<(TypeId, bool, Translator, TExpr)> {
         let (sou, ptr) = self.xlate_output(&f.ty)?;
-        let v = self.expr(&f.input)?;
+        let v = match &f.input {
+            XlateFrom::Expr(e) => self.expr(e)?,
+            XlateFrom::ProbeArg { native, mapping } => self.native_arg(native, *mapping, span),
+        };
         let v = self.decay(v);
         let Some(t) = self.find_translator(sou, &v.ty) else {
             return Err(Diagnostic::new(
@@ -334,13 +394,9 @@ impl<'a> Checker<'a> {
         };
         let Some((_, def, _)) = t.members.iter().find(|(n, _, _)| n == name) else {
             return Err(Diagnostic::new(
-                Tag::D_XLATE_MEMB,
+                Tag::D_XLATE_NOCONV,
                 span,
-                format!(
-                    "translator from {} to {} does not define member {name}",
-                    self.type_text(t.input),
-                    self.type_text(t.out)
-                ),
+                format!("translator does not define conversion for member: {name}"),
             ));
         };
         let def = def.clone();

@@ -15,7 +15,7 @@ fn begin() -> ProbeInfo {
         function: String::new(),
         name: "BEGIN".into(),
         kind: ProbeKind::Begin,
-        arg_types: vec!["struct rec *".into(), "unsigned short".into()],
+        args: dtrace_sema::ArgDesc::natives(&["struct rec *", "unsigned short"]),
         fields: Vec::new(),
     }
 }

@@ -14,7 +14,7 @@ fn begin() -> ProbeInfo {
         function: String::new(),
         name: "BEGIN".into(),
         kind: ProbeKind::Begin,
-        arg_types: Vec::new(),
+        args: Vec::new(),
         fields: Vec::new(),
     }
 }

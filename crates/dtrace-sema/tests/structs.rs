@@ -36,7 +36,7 @@ fn run(src: &str) -> Result<TypedProgram, Diagnostic> {
         function: String::new(),
         name: "BEGIN".into(),
         kind: ProbeKind::Begin,
-        arg_types: Vec::new(),
+        args: Vec::new(),
         fields: Vec::new(),
     };
     let probes = vec![vec![begin]; n];

@@ -15,7 +15,7 @@ fn begin() -> ProbeInfo {
         function: String::new(),
         name: "BEGIN".into(),
         kind: ProbeKind::Begin,
-        arg_types: Vec::new(),
+        args: Vec::new(),
         fields: Vec::new(),
     }
 }
@@ -169,7 +169,7 @@ fn translator_declaration_errors() {
         ("translator int < int x > { a = x; };", Tag::D_XLATE_SOU, "translator output type must be a struct or union"),
         ("struct o { int a; }; translator struct o < int x > { b = x; };", Tag::D_XLATE_MEMB, "translator member b is not a member of struct o"),
         ("struct o { int a; }; translator struct o < int x > { a = \"s\"; };", Tag::D_XLATE_INCOMPAT, "translator member a definition uses incompatible types: \"int\" = \"string\""),
-        ("struct o { int a; int b; }; translator struct o < int x > { a = x; }; BEGIN { trace(xlate<struct o>(1).b); }", Tag::D_XLATE_MEMB, "translator from int to struct o does not define member b"),
+        ("struct o { int a; int b; }; translator struct o < int x > { a = x; }; BEGIN { trace(xlate<struct o>(1).b); }", Tag::D_XLATE_NOCONV, "translator does not define conversion for member: b"),
     ];
     for (src, tag, msg) in cases {
         assert_eq!(err(src), (tag, msg.to_string()), "{src}");
@@ -230,4 +230,58 @@ fn struct_variables_hold_whole_values() {
         "{PAIR} struct other {{ int a; }}; struct other o; BEGIN {{ o = xlate<struct pair>(1); }}"
     ));
     assert_eq!(tag, Tag::D_OP_INCOMPAT);
+}
+
+/// A probe whose `args[0]` is `struct pair *` translated from native
+/// argument 1 (an `int`), and whose `args[1]` is that `int` itself.
+fn translated_probe() -> ProbeInfo {
+    ProbeInfo {
+        id: 7,
+        provider: "test".into(),
+        name: "fire".into(),
+        kind: ProbeKind::Tick { period_ns: 1 },
+        args: vec![
+            dtrace_sema::ArgDesc::translated("int", "struct pair *", 1),
+            dtrace_sema::ArgDesc::native("int", 1),
+        ],
+        ..begin()
+    }
+}
+
+fn run_probe(src: &str) -> Result<dtrace_sema::TypedProgram, Diagnostic> {
+    let mut map = SourceMap::new();
+    let id = map.add(SourceKind::ProbeSpecifier, src.to_string());
+    let (args, vars): (Vec<String>, HashMap<String, String>) = (Vec::new(), HashMap::new());
+    let is_type = |_: &str| false;
+    let popts = ParseOptions {
+        macro_args: &args,
+        macro_vars: &vars,
+        defaultargs: false,
+        is_type_name: &is_type,
+    };
+    let prog = parse(&map, id, &popts)?;
+    let mut t = TypeTable::with_builtins();
+    check(
+        &prog,
+        &[vec![translated_probe()]],
+        &mut t,
+        &CompileOptions::default(),
+    )
+}
+
+#[test]
+fn probe_arguments_translate_through_their_description() {
+    // args[0]->b is the translator's `n * 2` over native argument 1 (arg1).
+    let tp = run_probe(&format!("{PAIR} tick-1 {{ trace(args[0]->b); }}")).unwrap();
+    assert_eq!(tp.clauses[0].args_used, 1 << 1);
+    let whole = run_probe(&format!("{PAIR} tick-1 {{ trace(*args[0]); }}")).unwrap();
+    assert!(matches!(first_trace(&whole).kind, TExprKind::Build { .. }));
+    // The native argument is an int.
+    assert!(run_probe(&format!("{PAIR} tick-1 {{ trace(args[1] + 1); }}")).is_ok());
+    // A translated pointer is no value.
+    let e = run_probe(&format!("{PAIR} tick-1 {{ trace(args[0]); }}")).unwrap_err();
+    assert_eq!(e.tag, Tag::D_XLATE_SOU);
+    // Without a translator, the member cannot be had.
+    let e = run_probe("struct pair { int a; long b; }; tick-1 { trace(args[0]->a); }").unwrap_err();
+    assert_eq!(e.tag, Tag::D_XLATE_NONE);
 }

@@ -21,6 +21,11 @@ typedef struct cpuinfo {
 
 inline cpuinfo_t *curcpu = (cpuinfo_t *)__dt_curcpu();
 
+/* The current CPU's processor set, chip and locality group (sched.d). */
+inline int pset = curcpu->cpu_pset;
+inline int chip = curcpu->cpu_chip;
+inline int lgrp = curcpu->cpu_lgrp;
+
 inline int DTRACEFLT_UNKNOWN = 0;
 inline int DTRACEFLT_BADADDR = 1;
 inline int DTRACEFLT_BADALIGN = 2;

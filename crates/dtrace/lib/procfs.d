@@ -22,6 +22,10 @@
  *               traced, SZOMB 'Z' exited, SIDL 'I' anything else); pr_pri the
  *               kernel priority (0-139, lower is more urgent); pr_nice the nice
  *               value; pr_onpro the CPU it last ran on; pr_name the thread name.
+ *   Members of the Solaris structures with no Linux meaning (pr_size,
+ *   pr_rssize, pr_pctcpu, pr_pctmem, pr_wstat; pr_oldpri, pr_cpu, pr_clname,
+ *   pr_bindpset, pr_lgrp) are declared but not translated: reading one is
+ *   an error (D_XLATE_NOCONV), and a whole translation leaves them zero.
  */
 
 inline char SSLEEP = 1;
@@ -46,6 +50,11 @@ typedef struct psinfo {
 	gid_t pr_gid;
 	gid_t pr_egid;
 	uintptr_t pr_addr;
+	size_t pr_size;
+	size_t pr_rssize;
+	unsigned short pr_pctcpu;
+	unsigned short pr_pctmem;
+	int pr_wstat;
 	int pr_argc;
 	uintptr_t pr_argv;
 	char pr_fname[16];
@@ -63,9 +72,15 @@ typedef struct lwpsinfo {
 	char pr_sname;
 	char pr_nice;
 	short pr_syscall;
+	int pr_oldpri;
+	int pr_cpu;
 	int pr_pri;
+	unsigned short pr_pctcpu;
+	char pr_clname[8];
 	processorid_t pr_onpro;
 	processorid_t pr_bindpro;
+	int pr_bindpset;
+	int pr_lgrp;
 	char pr_name[16];
 } lwpsinfo_t;
 
@@ -108,6 +123,18 @@ translator lwpsinfo_t < struct task_struct *T > {
 	pr_onpro = T->thread_info.cpu;
 	pr_bindpro = -1;
 	pr_name = T->comm;
+};
+
+/*
+ * The CPU a task is on (or last ran on), for the sched provider's cpuinfo_t
+ * arguments: its locality group is known only for the current CPU (-1 for
+ * another).
+ */
+translator cpuinfo_t < struct task_struct *T > {
+	cpu_id = T->thread_info.cpu;
+	cpu_pset = -1;
+	cpu_chip = -1;
+	cpu_lgrp = T->thread_info.cpu == curcpu->cpu_id ? curcpu->cpu_lgrp : -1;
 };
 
 inline psinfo_t *curpsinfo = xlate <psinfo_t *> (curthread);

@@ -40,3 +40,15 @@ inline int SIGPWR = 30;
 inline int SIGSYS = 31;
 inline int SIGRTMIN = 32;
 inline int SIGRTMAX = 64;
+
+/*
+ * The si_code values of SIGCHLD, which proc:::exit's argument also uses for
+ * how a process exited: CLD_EXITED (it called exit), CLD_KILLED (a signal
+ * killed it), CLD_DUMPED (a signal killed it and it dumped core).
+ */
+inline int CLD_EXITED = 1;
+inline int CLD_KILLED = 2;
+inline int CLD_DUMPED = 3;
+inline int CLD_TRAPPED = 4;
+inline int CLD_STOPPED = 5;
+inline int CLD_CONTINUED = 6;

@@ -1,25 +1,50 @@
 //! Compiling sources: parse, match probe descriptions, check.
 
 use crate::source::ProbeSpecKind;
-use crate::CompileError;
+use crate::{CompileError, Location};
 use dtrace_providers::{Catalog, ProbeDesc};
 use dtrace_sema::ProbeInfo;
 use dtrace_syntax::ast::{Clause, Item, Program};
-use dtrace_syntax::{render_dtrace, render_rich, Diagnostic, RenderOptions, SourceMap, Span, Tag};
+use dtrace_syntax::{
+    render_dtrace, render_rich, Diagnostic, RenderOptions, SourceKind, SourceMap, Span, Tag,
+};
 
-/// Render a diagnostic both ways.
+/// A diagnostic as a value (tag, message, place) and rendered both ways.
 pub fn error(map: &SourceMap, d: &Diagnostic, errtags: bool) -> CompileError {
+    let location = d.span.and_then(|span| {
+        let f = map.get(span.source)?;
+        let (_, column) = f.line_col(span.lo);
+        let file = match (&f.kind, f.logical_file(span.lo)) {
+            (SourceKind::Script { .. }, Some(other)) => other.to_string(),
+            (SourceKind::Script { path }, _) => path.clone(),
+            (SourceKind::ProbeSpecifier, _) => "<command line>".to_string(),
+            (SourceKind::Library { name }, _) => name.clone(),
+        };
+        Some(Box::new(Location {
+            file,
+            line: f.logical_line(span.lo),
+            column,
+            span: span.lo..span.hi,
+        }))
+    });
     CompileError {
         message: render_dtrace(map, d, RenderOptions { errtags }),
         rich: render_rich(map, d),
+        tag: Some(d.tag.name()),
+        text: d.message.clone(),
+        location,
     }
 }
 
 /// A plain message that has no source position (and so no rich form).
 pub fn plain(message: String) -> CompileError {
     CompileError {
-        rich: String::new(),
+        text: message
+            .strip_prefix("dtrace: ")
+            .unwrap_or(&message)
+            .to_string(),
         message,
+        ..CompileError::default()
     }
 }
 
@@ -129,7 +154,12 @@ fn match_clause(
             let d = Diagnostic::new(
                 Tag::D_PDESC_ZERO,
                 spec.span,
-                format!("probe description {desc} does not match any probes"),
+                match catalog.unavailable(&desc) {
+                    Some(why) => {
+                        format!("probe description {desc} does not match any probes: {why}")
+                    }
+                    None => format!("probe description {desc} does not match any probes"),
+                },
             );
             return Err(error(map, &d, errtags));
         }

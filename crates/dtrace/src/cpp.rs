@@ -23,8 +23,11 @@ pub const D_VERSION_HEX: &str = "0x02000000";
 pub struct CppConfig {
     /// The preprocessor: `-x cpppath=...`, else `cpp` found on `PATH`.
     pub path: Option<String>,
+    /// `-D name[=def]`.
     pub defines: Vec<String>,
+    /// `-U name`.
     pub undefines: Vec<String>,
+    /// `-I dir`.
     pub include_dirs: Vec<String>,
     /// `-H`: cpp prints the files it includes (to stderr).
     pub print_includes: bool,

@@ -7,10 +7,15 @@ use dtrace_sema::ProbeInfo;
 /// One row of `dtrace -l`, with what `-v` adds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeListing {
+    /// The probe ID.
     pub id: u32,
+    /// The provider.
     pub provider: String,
+    /// The module.
     pub module: String,
+    /// The function.
     pub function: String,
+    /// The probe's name.
     pub name: String,
     /// "Probe Description Attributes": the lowest of the provider's
     /// provider, module, function and name attributes.
@@ -34,7 +39,9 @@ pub struct DescriptionInfo {
 /// The attributes and argument types of the probes a description matched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchedInfo {
+    /// "Probe Description Attributes".
     pub attr: Attr,
+    /// "Argument Attributes".
     pub arg_attr: Attr,
     /// Empty unless every matched probe has the same argument types.
     pub arg_types: Vec<String>,
@@ -69,7 +76,7 @@ pub fn listing(catalog: &Catalog, p: ProbeInfo) -> ProbeListing {
     ProbeListing {
         attr: attrs.map(|a| a.description()).unwrap_or(Attr::STABLE),
         arg_attr: attrs.map(|a| a.args).unwrap_or(Attr::STABLE),
-        arg_types: p.arg_types,
+        arg_types: p.args.iter().map(|a| a.shown().to_string()).collect(),
         id: p.id,
         provider: p.provider,
         module: p.module,
@@ -89,12 +96,12 @@ fn matched_info(catalog: &Catalog, probes: &[ProbeInfo]) -> Option<MatchedInfo> 
             arg_attr = arg_attr.min(a.args);
         }
     }
-    let same = probes.iter().all(|p| p.arg_types == first.arg_types);
+    let same = probes.iter().all(|p| p.args == first.args);
     Some(MatchedInfo {
         attr,
         arg_attr,
         arg_types: if same {
-            first.arg_types.clone()
+            first.args.iter().map(|a| a.shown().to_string()).collect()
         } else {
             Vec::new()
         },

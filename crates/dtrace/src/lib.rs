@@ -5,6 +5,35 @@
 //! `exec` (load and attach nothing yet) -> `Session::go` (BEGIN, then attach) ->
 //! `Session::work` until done -> `Session::stop` (detach, END) -> `Session::finish`
 //! (drain, print aggregations).
+//!
+//! Consumption is by events ([`Event`]): an [`Output`] receives them
+//! ([`TextOutput`] is dtrace(1)'s text, [`JsonOutput`] FreeBSD's structured
+//! output), or a handler does ([`Session::consume`], [`Session::events`]).
+//! Aggregations are read with [`Session::snapshot`] and
+//! [`Session::aggregate_walk`], sorted as the `aggsort*` options say.
+//!
+//! ```no_run
+//! use std::ops::ControlFlow;
+//! use std::time::Duration;
+//!
+//! let mut dt = dtrace::Dtrace::open(true)?;
+//! dt.set_opt("quiet", None)?;
+//! dt.compile_str("BEGIN { trace(42); exit(0); }", &[])?;
+//! let mut session = dt.exec()?;
+//! let mut values = Vec::new();
+//! let mut keep = |ev: &dtrace::Event| {
+//!     if let dtrace::Event::Trace(v) = ev {
+//!         values.push(v.as_i64());
+//!     }
+//!     ControlFlow::Continue(())
+//! };
+//! session.go(&mut dtrace::Handler::new(&mut keep))?;
+//! while session.consume(Duration::from_millis(100), &mut keep)?.is_continue() {}
+//! assert_eq!(values, [42]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![warn(missing_docs)]
 
 mod compile;
 /// `-x core`: lift the core-size limit and abort, leaving a core file.
@@ -17,10 +46,15 @@ pub mod options;
 mod session;
 pub mod source;
 
+pub use dtrace_codegen::desc::{AggDesc, AggFunc, FaultKind, ProbeName};
+pub use dtrace_consumer::{
+    AggReport, AggValue, ConsumeError, Context, DropEvent, DropKind, Event, FaultEvent, JsonFormat,
+    JsonOutput, Output, ProbeEvent, Row, SetoptError, TextOutput, Value,
+};
 pub use dtrace_providers::{Attr, DepClass, Stability};
 pub use info::{DescriptionInfo, MatchedInfo, ProbeListing, ProgramInfo, StabilityReport};
-pub use options::{OptError, Options};
-pub use session::Session;
+pub use options::{OptError, Options, OutputFormat};
+pub use session::{Events, Handler, Session};
 pub use source::{ProbeSpecKind, Source};
 
 use dtrace_codegen::CompiledProgram;
@@ -47,15 +81,54 @@ impl std::fmt::Display for OpenError {
     }
 }
 
-/// A compile error, already rendered in dtrace(1)'s form (and the rich form).
-#[derive(Debug, Clone)]
+/// A compile error: its `D_*` tag, message and place in the source, and the
+/// same rendered in dtrace(1)'s form and the rich form.
+#[derive(Debug, Clone, Default)]
 pub struct CompileError {
     /// `dtrace: failed to compile script x.d: line 3: ...` (no trailing newline).
     pub message: String,
     /// file:line:col with the source line and a caret; empty for errors that
     /// have no place in the source.
     pub rich: String,
+    /// libdtrace's tag (`D_SYNTAX`, ...); None for errors outside the compiler
+    /// proper (a file that cannot be read, ...).
+    pub tag: Option<&'static str>,
+    /// The diagnostic's own message, without the `dtrace: ...` prefix.
+    pub text: String,
+    /// Where in the source (None when the error has no place there).
+    pub location: Option<Box<Location>>,
 }
+
+/// A place in a D source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file (or `-n`/`-s` source) name as dtrace(1) shows it.
+    pub file: String,
+    /// 1-based line (after `#line` markers).
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// Byte range in the source text.
+    pub span: std::ops::Range<u32>,
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+impl std::fmt::Display for ExecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+impl std::error::Error for OpenError {}
 
 /// A failure after compilation: loading, attaching, or the kernel refusing a program.
 #[derive(Debug, Clone)]
@@ -151,13 +224,26 @@ impl Dtrace {
                 .ok()
                 .map(|mem| (mem.bit_offset / 8) as u32)
         };
-        if let (Some(rp), Some(tg)) = (
+        let group_exit = dtrace_ctypes::query::offset_of_path(
+            &mut self.types,
+            "struct signal_struct",
+            &["group_exit_code"],
+        )
+        .ok()
+        .map(|mem| (mem.bit_offset / 8) as u32);
+        if let (Some(rp), Some(tg), Some(ec), Some(sig), Some(gec)) = (
             off(&mut self.types, "real_parent"),
             off(&mut self.types, "tgid"),
+            off(&mut self.types, "exit_code"),
+            off(&mut self.types, "signal"),
+            group_exit,
         ) {
             self.offsets = KernelOffsets {
                 task_real_parent: rp,
                 task_tgid: tg,
+                task_exit_code: ec,
+                task_signal: sig,
+                signal_group_exit_code: gec,
             };
         }
         true
@@ -198,6 +284,7 @@ impl Dtrace {
         }
     }
 
+    /// The options set so far.
     pub fn options(&self) -> &Options {
         &self.options
     }
@@ -289,7 +376,14 @@ impl Dtrace {
         let text = match source {
             Source::Spec { text, .. } | Source::Script { text, .. } => text,
         };
-        self.load_libraries(text)?;
+        // The translated argument types of the providers the program names
+        // (`psinfo_t` for `proc`) load the libraries that define them, and
+        // kernel-tracepoint providers read kernel structures (BTF offsets).
+        let (xlated, kernel_sdt) = self.named_provider_needs(text);
+        self.load_libraries(&format!("{text}\n{xlated}"))?;
+        if kernel_sdt {
+            self.ensure_kernel_btf();
+        }
         if mentions_word(text, "ppid") || macro_args.iter().any(|a| mentions_word(a, "ppid")) {
             self.ensure_kernel_btf();
         }
@@ -299,6 +393,37 @@ impl Dtrace {
             }
             r => r,
         }
+    }
+
+    /// The translated argument type names of the probes of every provider
+    /// `text` names as a word (space-separated), and whether one of those
+    /// providers is built on kernel raw tracepoints.
+    fn named_provider_needs(&self, text: &str) -> (String, bool) {
+        let mut seen: Vec<(&str, bool)> = Vec::new();
+        let mut types: Vec<&str> = Vec::new();
+        let mut kernel_sdt = false;
+        for p in self.catalog.probes() {
+            let named = match seen.iter().find(|(n, _)| *n == p.provider) {
+                Some((_, named)) => *named,
+                None => {
+                    let named = mentions_word(text, &p.provider);
+                    seen.push((&p.provider, named));
+                    named
+                }
+            };
+            if !named {
+                continue;
+            }
+            kernel_sdt |= matches!(p.kind, dtrace_sema::ProbeKind::RawSdt { .. });
+            for a in &p.args {
+                if let Some(x) = a.xlate.as_deref() {
+                    if !types.contains(&x) {
+                        types.push(x);
+                    }
+                }
+            }
+        }
+        (types.join(" "), kernel_sdt)
     }
 
     fn compile_source(
@@ -393,6 +518,60 @@ impl Dtrace {
                 .max(1),
             ..CompileOptions::default()
         }
+    }
+
+    /// Compiles a D program given as text (libdtrace's
+    /// `dtrace_program_strcompile`), with `$1`... from `macro_args`.
+    ///
+    /// Errors are values: the `D_*` tag, the message and the place.
+    ///
+    /// ```
+    /// let mut dt = dtrace::Dtrace::open(false)?;
+    /// let info = dt.compile_str("BEGIN { trace($1); }", &["7".into()])?;
+    /// assert_eq!(info.matched, 1);
+    /// let e = dt.compile_str("BEGIN {\n  trace();\n}", &[]).unwrap_err();
+    /// assert_eq!(e.tag, Some("D_PROTO_LEN"));
+    /// let at = e.location.expect("a place in the source");
+    /// assert_eq!((at.line, at.column), (2, 3));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn compile_str(
+        &mut self,
+        program: &str,
+        macro_args: &[String],
+    ) -> Result<ProgramInfo, CompileError> {
+        let source = Source::Script {
+            path: "<string>".into(),
+            text: program.to_string(),
+        };
+        // `$0` is the program's name, as dtrace(1) passes it.
+        let args: Vec<String> = std::iter::once("<string>".to_string())
+            .chain(macro_args.iter().cloned())
+            .collect();
+        self.compile(&source, &args, &HashMap::new())
+    }
+
+    /// Compiles the D program in file `path` (libdtrace's
+    /// `dtrace_program_fcompile`), with `$1`... from `macro_args`.
+    pub fn compile_file(
+        &mut self,
+        path: &str,
+        macro_args: &[String],
+    ) -> Result<ProgramInfo, CompileError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            compile::plain(format!(
+                "dtrace: failed to open {path}: {}",
+                dtrace_sys::proc::strerror(&e)
+            ))
+        })?;
+        let source = Source::Script {
+            path: path.to_string(),
+            text,
+        };
+        let args: Vec<String> = std::iter::once(path.to_string())
+            .chain(macro_args.iter().cloned())
+            .collect();
+        self.compile(&source, &args, &HashMap::new())
     }
 
     /// `dtrace -l`: the probes matching `source`'s descriptions (all probes if `None`).

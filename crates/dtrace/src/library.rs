@@ -5,7 +5,11 @@
 //! - Built-in libraries (`crates/dtrace/lib/*.d`) are embedded in the binary:
 //!   `errno.d` (Linux errno constants), `signal.d` (signal numbers), `procfs.d`
 //!   (`psinfo_t`, `lwpsinfo_t`, their translators from `struct task_struct *`,
-//!   `curpsinfo`, `curlwpsinfo`).
+//!   `curpsinfo`, `curlwpsinfo`, and `cpuinfo_t` from a task for `sched`),
+//!   `cpuinfo.d` (`curcpu`, `pset`, `chip`, `lgrp`), `io.d` (`bufinfo_t`,
+//!   `devinfo_t`, `fileinfo_t` and their translators from the block layer).
+//!   A provider whose arguments are translated (`proc`, `sched`, `io`) loads
+//!   the library defining their types when a program names it.
 //! - User libraries: every `*.d` file of each `-L dir` / `-x libdir=dir`
 //!   directory, directories in the order given, files in name order.
 //!
@@ -31,8 +35,9 @@ use std::collections::{HashMap, HashSet};
 const BUILTIN: &[(&str, &str)] = &[
     ("errno.d", include_str!("../lib/errno.d")),
     ("signal.d", include_str!("../lib/signal.d")),
-    ("procfs.d", include_str!("../lib/procfs.d")),
     ("cpuinfo.d", include_str!("../lib/cpuinfo.d")),
+    ("procfs.d", include_str!("../lib/procfs.d")),
+    ("io.d", include_str!("../lib/io.d")),
 ];
 
 /// Type names sema defines before any program (the parser must know them to read

@@ -1,14 +1,19 @@
 //! A running session: the runtime's kernel objects plus the consumer.
+//!
+//! Records go from the ring buffer to the consumer, which turns them into
+//! [`Event`]s for an [`Output`]: dtrace(1)'s text, JSON, or a library user's
+//! handler ([`Session::consume`], [`Session::events`]). Drops are events too.
 
 use crate::{ExecError, Options, WorkStatus};
 use dtrace_codegen::CompiledProgram;
 use dtrace_consumer::{
-    agg_drops_message, drops_message, droptag, dynvar_drops_message, spec_drops_message,
-    spec_failed_message, with_droptag, AggSource, Consumer, ConsumerOptions, Control, DynDropKind,
+    AggReport, AggSource, ConsumeError, Consumer, ConsumerOptions, Context, Control, DropKind,
+    Event, Output,
 };
 use dtrace_runtime::RuntimeError;
 use dtrace_sys::{Features, SysRef};
-use std::io::Write;
+use std::collections::VecDeque;
+use std::ops::ControlFlow;
 use std::os::fd::{BorrowedFd, RawFd};
 use std::time::Duration;
 
@@ -42,17 +47,54 @@ impl AggSource for Aggs<'_> {
     }
 }
 
-/// A running tracing session. Dropping it detaches every probe.
+/// A running tracing session (libdtrace after `dtrace_program_exec`).
+/// Dropping it detaches every probe.
 pub struct Session {
     rt: dtrace_runtime::Session,
     consumer: Consumer,
     exit_status: Option<i32>,
     stopped: bool,
-    /// `-x droptags`: drop reports carry their `DTRACEDROP_*` tag.
-    droptags: bool,
     /// `-x prometheus` / `-x otlp`: aggregations exported while tracing runs.
     export_options: Options,
     export: Option<crate::metrics::Exporters>,
+    /// Records read from the ring buffer and not yet consumed: a handler that
+    /// breaks leaves the rest for the next call.
+    pending: VecDeque<Vec<u8>>,
+}
+
+/// A closure as an [`Output`]: it sees every event until it returns
+/// [`ControlFlow::Break`], and none after.
+pub struct Handler<F> {
+    f: F,
+    broke: bool,
+}
+
+impl<F: FnMut(&Event) -> ControlFlow<()>> Handler<F> {
+    /// The handler `f`.
+    pub fn new(f: F) -> Handler<F> {
+        Handler { f, broke: false }
+    }
+
+    /// Whether the handler returned `Break`.
+    pub fn broke(&self) -> bool {
+        self.broke
+    }
+}
+
+impl<F: FnMut(&Event) -> ControlFlow<()>> Output for Handler<F> {
+    fn event(&mut self, _cx: &Context<'_>, ev: &Event) -> Result<(), ConsumeError> {
+        if !self.broke && (self.f)(ev).is_break() {
+            self.broke = true;
+        }
+        Ok(())
+    }
+}
+
+fn consume_error(e: ConsumeError) -> ExecError {
+    ExecError {
+        message: format!("dtrace: failed to process a trace record: {e}"),
+        detail: None,
+    }
 }
 
 impl Session {
@@ -89,6 +131,8 @@ impl Session {
             testing: options.testing,
             stackindent: Some(options.stackindent.min(u32::MAX as u64) as u32),
             noresolve: options.noresolve,
+            droptags: options.droptags,
+            folded: options.aggfmt_folded,
         };
         let needs_symbols = uses_symbols(&compiled.desc);
         let mut consumer = Consumer::new(compiled.desc, copts);
@@ -101,9 +145,9 @@ impl Session {
             consumer,
             exit_status: None,
             stopped: false,
-            droptags: options.droptags,
             export_options: options.clone(),
             export: None,
+            pending: VecDeque::new(),
         })
     }
 
@@ -121,81 +165,70 @@ impl Session {
         self.rt.add_wake_fd(fd).map_err(exec_error)
     }
 
-    /// Consume every buffered record, then report new drops.
-    fn drain(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), ExecError> {
-        let mut records: Vec<Vec<u8>> = Vec::new();
+    /// The status passed to `exit()`, once a record of it was consumed.
+    pub fn exit_status(&self) -> Option<i32> {
+        self.exit_status
+    }
+
+    /// Consumes the buffered records into `output` until `broke` says the
+    /// output wants no more, then (when every record was consumed) reports
+    /// new drops. Returns whether it stopped early.
+    fn drain<O: Output + ?Sized>(
+        &mut self,
+        output: &mut O,
+        broke: impl Fn(&O) -> bool,
+    ) -> Result<bool, ExecError> {
+        let pending = &mut self.pending;
         self.rt
-            .poll(|r| records.push(r.to_vec()))
+            .poll(|r| pending.push_back(r.to_vec()))
             .map_err(exec_error)?;
-        for r in &records {
+        while let Some(r) = self.pending.pop_front() {
             let mut aggs = Aggs(&self.rt);
-            match self.consumer.record(r, out, err, &mut aggs) {
+            match self
+                .consumer
+                .record(&r, &mut &mut *output, &mut aggs)
+                .map_err(consume_error)?
+            {
                 // Every exit() record sets the status dtrace(1) exits with, so an
                 // exit() in END overrides the one that stopped tracing ("exit":
                 // the consumer should "call exit(3C) with the status value
                 // specified", Solaris Dynamic Tracing Guide, "Actions and
                 // Subroutines").
-                Ok(Control::Exit(status)) => self.exit_status = Some(status),
-                Ok(Control::Continue) => {}
-                Err(e) => {
-                    return Err(ExecError {
-                        message: format!("dtrace: failed to process a trace record: {e}"),
-                        detail: None,
-                    })
-                }
+                Control::Exit(status) => self.exit_status = Some(status),
+                Control::Continue => {}
             }
             for id in self.consumer.take_freed_speculations() {
                 self.rt.free_speculation(id).map_err(exec_error)?;
             }
+            if broke(output) {
+                return Ok(true);
+            }
         }
-        let _ = out.flush();
         // Oracle DTrace 2.x reports each fault once, with no per-CPU count after.
         let _ = self.consumer.take_errors();
-        let drops = self.rt.drops().map_err(exec_error)?;
-        // Speculation drops are reported for all CPUs together.
-        let (mut spec, mut busy, mut unavail) = (0u64, 0u64, 0u64);
-        for d in &drops {
-            spec += d.spec;
-            busy += d.spec_busy;
-            unavail += d.spec_unavail;
+        let mut counts = Vec::new();
+        for d in self.rt.drops().map_err(exec_error)? {
+            counts.extend([
+                (d.cpu, DropKind::Principal, d.ringbuf),
+                (d.cpu, DropKind::Aggregation, d.agg),
+                (d.cpu, DropKind::Dynamic, d.dynvar),
+                (d.cpu, DropKind::Spec, d.spec),
+                (d.cpu, DropKind::SpecBusy, d.spec_busy),
+                (d.cpu, DropKind::SpecUnavail, d.spec_unavail),
+            ]);
         }
-        for d in drops {
-            let mut lines = Vec::new();
-            if d.ringbuf > 0 {
-                lines.push((drops_message(d.cpu, d.ringbuf), droptag::PRINCIPAL));
-            }
-            if d.agg > 0 {
-                lines.push((agg_drops_message(d.cpu, d.agg), droptag::AGGREGATION));
-            }
-            if d.dynvar > 0 {
-                let m = dynvar_drops_message(d.dynvar, DynDropKind::Plain);
-                lines.push((m, droptag::DYNAMIC));
-            }
-            for (line, tag) in lines {
-                let _ = writeln!(err, "{}", with_droptag(&line, tag, self.droptags));
-            }
-        }
-        let spec_lines = [
-            (spec, spec_drops_message(spec), droptag::SPEC),
-            (busy, spec_failed_message(busy, true), droptag::SPECBUSY),
-            (
-                unavail,
-                spec_failed_message(unavail, false),
-                droptag::SPECUNAVAIL,
-            ),
-        ];
-        for (n, line, tag) in spec_lines {
-            if n > 0 {
-                let _ = writeln!(err, "{}", with_droptag(&line, tag, self.droptags));
-            }
-        }
-        Ok(())
+        self.consumer
+            .drops(&counts, &mut &mut *output)
+            .map_err(consume_error)?;
+        output.flush().map_err(consume_error)?;
+        Ok(broke(output))
     }
 
     /// Refresh the exported metrics (when a tick is due, or now with `force`).
-    fn export_tick(&mut self, force: bool, err: &mut dyn Write) {
+    fn export_tick(&mut self, force: bool) {
         if let Some(ex) = &mut self.export {
-            ex.tick(self.consumer.desc(), &mut Aggs(&self.rt), force, err);
+            let mut err = std::io::stderr();
+            ex.tick(self.consumer.desc(), &mut Aggs(&self.rt), force, &mut err);
         }
     }
 
@@ -215,19 +248,20 @@ impl Session {
 
     /// Fire BEGIN (in this process's context), consume its output, then attach all
     /// other probes. Returns `Done` if BEGIN called exit().
-    pub fn go(
-        &mut self,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-    ) -> Result<WorkStatus, ExecError> {
-        self.export =
-            crate::metrics::Exporters::start(&self.export_options, self.consumer.desc(), err)
-                .map_err(|message| ExecError {
-                    message,
-                    detail: None,
-                })?;
+    pub fn go(&mut self, output: &mut dyn Output) -> Result<WorkStatus, ExecError> {
+        // The exporters' messages (the endpoint's address, failures) are
+        // dtrace's own, on stderr, as the CLI's notices are.
+        self.export = crate::metrics::Exporters::start(
+            &self.export_options,
+            self.consumer.desc(),
+            &mut std::io::stderr(),
+        )
+        .map_err(|message| ExecError {
+            message,
+            detail: None,
+        })?;
         self.rt.begin().map_err(exec_error)?;
-        self.drain(out, err)?;
+        self.drain(output, |_| false)?;
         if self.exit_status.is_none() {
             self.rt.attach().map_err(exec_error)?;
         }
@@ -239,42 +273,159 @@ impl Session {
     pub fn work(
         &mut self,
         timeout: Duration,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
+        output: &mut dyn Output,
     ) -> Result<WorkStatus, ExecError> {
         self.rt.wait(timeout).map_err(exec_error)?;
         self.consumer.refresh_processes();
-        self.drain(out, err)?;
-        self.export_tick(false, err);
+        self.drain(output, |_| false)?;
+        self.export_tick(false);
         Ok(self.status())
     }
 
+    /// libdtrace's `dtrace_work` with a handler instead of an output: waits
+    /// up to `timeout`, then hands every buffered event to `handler` in order.
+    /// Returns `Break` when the handler broke (the records after the one it
+    /// broke in stay buffered for the next call) or when `exit()` ended
+    /// tracing; `Continue` otherwise.
+    pub fn consume<F>(
+        &mut self,
+        timeout: Duration,
+        handler: F,
+    ) -> Result<ControlFlow<()>, ExecError>
+    where
+        F: FnMut(&Event) -> ControlFlow<()>,
+    {
+        if self.pending.is_empty() {
+            self.rt.wait(timeout).map_err(exec_error)?;
+        }
+        let mut h = Handler {
+            f: handler,
+            broke: false,
+        };
+        let broke = self.drain(&mut h, |h| h.broke)?;
+        Ok(if broke || self.exit_status.is_some() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// An iterator of owned events: each step waits (`timeout` at a time) for
+    /// the next one. It ends when `exit()` has ended tracing, after the
+    /// events of END (the probes are detached then).
+    pub fn events(&mut self, timeout: Duration) -> Events<'_> {
+        Events {
+            session: self,
+            timeout,
+            queue: VecDeque::new(),
+            ended: false,
+        }
+    }
+
+    /// Every aggregation now (libdtrace's `dtrace_aggregate_snap`), in ID
+    /// order, each with its rows sorted as the `aggsort*` options say.
+    pub fn snapshot(&mut self) -> Result<Vec<AggReport>, ExecError> {
+        self.consumer
+            .snapshot(&mut Aggs(&self.rt))
+            .map_err(consume_error)
+    }
+
+    /// [`Session::snapshot`] as one JSON array in the `-O json` schema's
+    /// aggregation form (docs/JSON.md).
+    pub fn snapshot_json(&mut self) -> Result<String, ExecError> {
+        let reports = self.snapshot()?;
+        Ok(dtrace_consumer::json::snapshot_json(
+            &reports,
+            self.consumer.env(),
+        ))
+    }
+
+    /// Walks every row of every aggregation in [`Session::snapshot`]'s order
+    /// (libdtrace's `dtrace_aggregate_walk`), until `f` breaks.
+    pub fn aggregate_walk<F>(&mut self, mut f: F) -> Result<ControlFlow<()>, ExecError>
+    where
+        F: FnMut(&dtrace_consumer::AggReport, &dtrace_consumer::Row) -> ControlFlow<()>,
+    {
+        for report in self.snapshot()? {
+            for row in &report.rows {
+                if f(&report, row).is_break() {
+                    return Ok(ControlFlow::Break(()));
+                }
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
     /// Stop tracing: detach every probe, fire END, drain the buffers.
-    pub fn stop(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), ExecError> {
+    pub fn stop(&mut self, output: &mut dyn Output) -> Result<(), ExecError> {
         if self.stopped {
             return Ok(());
         }
         self.stopped = true;
         self.rt.detach();
-        self.drain(out, err)?;
+        self.drain(output, |_| false)?;
         self.rt.end().map_err(exec_error)?;
-        self.drain(out, err)
+        self.drain(output, |_| false)?;
+        Ok(())
     }
 
-    /// Print the aggregations not yet printed (dtrace(1)'s end-of-run output) and
-    /// return the status passed to exit() (0 if none).
-    pub fn finish(mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, ExecError> {
-        self.stop(out, err)?;
-        self.export_tick(true, err);
+    /// Stop, hand the aggregations not yet printed to `output` (dtrace(1)'s
+    /// end-of-run output) and return the status passed to exit() (0 if none).
+    pub fn finish(mut self, output: &mut dyn Output) -> Result<i32, ExecError> {
+        self.stop(output)?;
+        self.export_tick(true);
         let mut aggs = Aggs(&self.rt);
         self.consumer
-            .finish(out, &mut aggs)
+            .finish(output, &mut aggs)
             .map_err(|e| ExecError {
                 message: format!("dtrace: failed to print aggregations: {e}"),
                 detail: None,
             })?;
-        let _ = out.flush();
         Ok(self.exit_status.unwrap_or(0))
+    }
+}
+
+/// Owned events from [`Session::events`].
+pub struct Events<'a> {
+    session: &'a mut Session,
+    timeout: Duration,
+    queue: VecDeque<Event>,
+    ended: bool,
+}
+
+impl Iterator for Events<'_> {
+    type Item = Result<Event, ExecError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(ev) = self.queue.pop_front() {
+                return Some(Ok(ev));
+            }
+            if self.ended {
+                return None;
+            }
+            let queue = &mut self.queue;
+            let collect = |ev: &Event| {
+                queue.push_back(ev.clone());
+                ControlFlow::Continue(())
+            };
+            if self.session.exit_status.is_some() {
+                // Tracing ended: END's events are the last ones.
+                self.ended = true;
+                let mut h = Handler {
+                    f: collect,
+                    broke: false,
+                };
+                if let Err(e) = self.session.stop(&mut h) {
+                    return Some(Err(e));
+                }
+                continue;
+            }
+            if let Err(e) = self.session.consume(self.timeout, collect) {
+                self.ended = true;
+                return Some(Err(e));
+            }
+        }
     }
 }
 
@@ -341,6 +492,8 @@ fn setopt_handler(mut options: Options) -> dtrace_consumer::consume::SetOption {
         copts.rawbytes = options.rawbytes;
         copts.aggpack = options.aggpack;
         copts.stackindent = Some(options.stackindent.min(u32::MAX as u64) as u32);
+        copts.droptags = options.droptags;
+        copts.folded = options.aggfmt_folded;
         Ok(())
     })
 }

@@ -4,10 +4,15 @@
 /// `-m` (module), `-f` (function), or `-i` (probe id).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProbeSpecKind {
+    /// `-n`: a probe name (the whole description).
     Name,
+    /// `-P`: a provider.
     Provider,
+    /// `-m`: a module.
     Module,
+    /// `-f`: a function.
     Function,
+    /// `-i`: a probe ID.
     Id,
 }
 
@@ -15,7 +20,17 @@ pub enum ProbeSpecKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     /// `-n 'desc [/pred/] [{...}]'` and friends.
-    Spec { kind: ProbeSpecKind, text: String },
+    Spec {
+        /// Which option gave it.
+        kind: ProbeSpecKind,
+        /// The specifier with its predicate and actions.
+        text: String,
+    },
     /// `-s file`: the file's path (for messages) and its text.
-    Script { path: String, text: String },
+    Script {
+        /// The file's path, for messages.
+        path: String,
+        /// The program.
+        text: String,
+    },
 }

@@ -5,6 +5,7 @@
 
 pub mod dtrace;
 pub mod profile;
+pub mod rawsdt;
 pub mod syscall;
 pub mod tracepoint;
 

@@ -20,7 +20,7 @@ fn probe(id: u32, prov: &str, func: &str, name: &str, kind: ProbeKind) -> ProbeI
         function: func.into(),
         name: name.into(),
         kind,
-        arg_types: Vec::new(),
+        args: Vec::new(),
         fields: Vec::new(),
     }
 }
@@ -160,6 +160,9 @@ pub fn kernel_offsets() -> dtrace_sema::KernelOffsets {
     dtrace_sema::KernelOffsets {
         task_real_parent: off(&mut t, "real_parent").unwrap_or(d.task_real_parent),
         task_tgid: off(&mut t, "tgid").unwrap_or(d.task_tgid),
+        task_exit_code: off(&mut t, "exit_code").unwrap_or(d.task_exit_code),
+        task_signal: off(&mut t, "signal").unwrap_or(d.task_signal),
+        ..d
     }
 }
 

@@ -1,8 +1,8 @@
 //! Builders for synthetic program descriptions, records and aggregation data.
 #![allow(dead_code)]
 
-use dtrace_codegen::desc::*;
-use dtrace_consumer::{AggSource, ConsumeError, Consumer, ConsumerOptions, Control};
+use dtrace_consumer::{AggSource, ConsumeError, Consumer, ConsumerOptions, Control, TextOutput};
+use dtrace_desc::*;
 use std::collections::BTreeMap;
 
 /// A record under construction: header plus fields at chosen offsets.
@@ -177,15 +177,15 @@ pub fn run(
     finish: bool,
 ) -> Result<(String, String, Control), ConsumeError> {
     let mut c = Consumer::new(desc, opts);
-    let mut out = Vec::new();
-    let mut err = Vec::new();
+    let mut t = TextOutput::new(Vec::new(), Vec::new());
     let mut ctl = Control::Continue;
     for r in recs {
-        ctl = c.record(r, &mut out, &mut err, aggs)?;
+        ctl = c.record(r, &mut t, aggs)?;
     }
     if finish {
-        c.finish(&mut out, aggs)?;
+        c.finish(&mut t, aggs)?;
     }
+    let (out, err) = t.into_parts();
     Ok((
         String::from_utf8_lossy(&out).into_owned(),
         String::from_utf8_lossy(&err).into_owned(),

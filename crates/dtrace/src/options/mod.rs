@@ -12,7 +12,7 @@ pub mod table;
 mod values;
 
 pub use table::{is_known, OptSpec, Stage, TABLE};
-pub use values::{parse_rate, parse_size, BufPolicy, EvalTime, LinkMode, StdcMode};
+pub use values::{parse_rate, parse_size, BufPolicy, EvalTime, LinkMode, OutputFormat, StdcMode};
 
 /// An unknown option or a bad value; the text completes
 /// `dtrace: failed to set -x NAME: ...`.
@@ -39,6 +39,8 @@ impl std::fmt::Display for OptError {
         f.write_str(&self.0)
     }
 }
+
+impl std::error::Error for OptError {}
 
 /// Where an option is being set from: some options shape the preprocessor or
 /// the link and cannot be set by the program they would apply to.
@@ -91,35 +93,54 @@ pub struct Options {
     /// `cleanrate`: how often dynamic variables are cleaned.
     pub cleanrate_hz: u64,
     // Output.
+    /// `quiet` (`-q`): only explicitly traced data.
     pub quiet: bool,
+    /// `flowindent` (`-F`): indent by function entry and return.
     pub flowindent: bool,
+    /// `rawbytes`: traced byte data always as a hex dump.
     pub rawbytes: bool,
     /// `stackindent`: spaces before each stack frame.
     pub stackindent: u64,
     /// `droptags`: drop reports carry their `DTRACEDROP_*` tag.
     pub droptags: bool,
+    /// `oformat` (`-O`): text, JSON or NDJSON.
+    pub oformat: OutputFormat,
+    /// `aggfmt=folded`: stack-keyed aggregations print as folded stacks.
+    pub aggfmt_folded: bool,
     /// `quietresize`: no message when a buffer is resized.
     pub quietresize: bool,
+    /// `aggsortkey`: sort aggregations by key, ties by value.
     pub aggsortkey: bool,
+    /// `aggsortrev`: reverse the sort.
     pub aggsortrev: bool,
+    /// `aggsortpos`: which aggregation of a `printa` sorts.
     pub aggsortpos: Option<u32>,
+    /// `aggsortkeypos`: which key is compared first.
     pub aggsortkeypos: Option<u32>,
+    /// `aggpercpu`: each row also shows every CPU's value.
     pub aggpercpu: bool,
+    /// `aggpack`: histograms packed on one line per key.
     pub aggpack: bool,
+    /// `aggzoom`: histogram bars scaled to the largest bucket.
     pub aggzoom: bool,
     /// `noresolve`: print addresses instead of symbol names.
     pub noresolve: bool,
     // Stacks.
+    /// `stackframes`: frames `stack()` records by default.
     pub stackframes: Option<u32>,
+    /// `ustackframes`: frames `ustack()` records by default.
     pub ustackframes: Option<u32>,
+    /// `jstackframes`: frames `jstack()` records by default.
     pub jstackframes: Option<u32>,
     /// `ustackbytes` (ours): bytes of user stack a traced `ustack()` copies
     /// for the consumer's CFI unwinding; 0 keeps frame-pointer frames only.
     pub ustackbytes: u64,
+    /// `jstackstrsize`: string space of `jstack()`.
     pub jstackstrsize: Option<u64>,
     /// `maxframes`: the most frames any stack may have.
     pub maxframes: Option<u32>,
     // Tracing control.
+    /// `destructive` (`-w`): destructive actions are allowed.
     pub destructive: bool,
     /// `cpu`: trace only on this CPU.
     pub cpu: Option<u32>,
@@ -128,9 +149,13 @@ pub struct Options {
     /// `evaltime`: when a `-c` command's probes are enabled.
     pub evaltime: EvalTime,
     // Compiler.
+    /// `errtags`: compile errors show their `D_*` tag.
     pub errtags: bool,
+    /// `verbose`: more detail on failures (the verifier log).
     pub verbose: bool,
+    /// `zdefs` (`-Z`): descriptions that match no probe are allowed.
     pub zdefs: bool,
+    /// `defaultargs`: unset macro arguments are 0 or "".
     pub defaultargs: bool,
     /// `argref`: macro arguments need not all be referenced.
     pub argref: bool,
@@ -186,12 +211,17 @@ pub struct Options {
     /// `stdc`: the `-X` mode (`__STDC__` defined or not).
     pub stdc: StdcMode,
     // Linking (-G) and paths.
+    /// `linkmode`: how `-G` links.
     pub linkmode: LinkMode,
     /// `linktype`: `elf` (true) or `dof`.
     pub linktype_dof: bool,
+    /// `ldpath`: the linker for `-G`.
     pub ldpath: Option<String>,
+    /// `modpath`: where kernel modules are looked for.
     pub modpath: Option<String>,
+    /// `procfspath`: where procfs is mounted.
     pub procfspath: Option<String>,
+    /// `ctfpath`: where type data is looked for.
     pub ctfpath: Option<String>,
     // Fleet export (extensions).
     /// `prometheus`: serve aggregations at `http://ADDR:PORT/metrics`.
@@ -236,6 +266,8 @@ impl Default for Options {
             rawbytes: false,
             stackindent: 14,
             droptags: false,
+            oformat: OutputFormat::Text,
+            aggfmt_folded: false,
             quietresize: false,
             aggsortkey: false,
             aggsortrev: false,

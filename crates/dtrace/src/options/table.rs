@@ -5,7 +5,7 @@
 
 use super::values::{
     parse_cflag, parse_count, parse_flag, parse_number, parse_rate, parse_size, BufPolicy,
-    EvalTime, LinkMode, StdcMode,
+    EvalTime, LinkMode, OutputFormat, StdcMode,
 };
 use super::{OptError, Options, IREGS};
 
@@ -22,10 +22,13 @@ pub enum Stage {
 
 /// One option.
 pub struct OptSpec {
+    /// The option's name, as `-x` and `#pragma D option` spell it.
     pub name: &'static str,
+    /// When it takes effect.
     pub stage: Stage,
     /// Must be set before compiling: `#pragma D option` cannot set it.
     pub before_compile: bool,
+    /// Parses a value (None: the option given alone) into [`Options`].
     pub set: fn(&mut Options, Option<&str>) -> Result<(), OptError>,
 }
 
@@ -210,6 +213,9 @@ pub static TABLE: &[OptSpec] = &[
         parse_count(v)?),
     opt!("jstackstrsize", Runtime, |o, v| o.jstackstrsize =
         opt_size(v)?),
+    // FreeBSD's `--libxo json[,pretty]`: the same as oformat.
+    opt!("libxo", Runtime, |o, v| o.oformat =
+        OutputFormat::parse(need(v)?)?),
     opt!("lockmem", Runtime, before_compile, |o, v| o.lockmem =
         Some(match need(v)? {
             "unlimited" => u64::MAX,
@@ -223,6 +229,8 @@ pub static TABLE: &[OptSpec] = &[
     opt!("noresolve", Runtime, |o, v| o.noresolve = parse_flag(v)?),
     opt!("nspec", Runtime, |o, v| o.nspec =
         parse_count(v)?.unwrap_or(1) as u64),
+    opt!("oformat", Runtime, |o, v| o.oformat =
+        OutputFormat::parse(need(v)?)?),
     opt!(
         "pcapsize",
         Runtime,
@@ -255,6 +263,11 @@ pub static TABLE: &[OptSpec] = &[
     opt!("ustackbytes", Runtime, |o, v| o.ustackbytes =
         size_or(v, o.ustackbytes)?),
     // Dynamic run-time options.
+    opt!("aggfmt", Dynamic, |o, v| o.aggfmt_folded = match need(v)? {
+        "folded" => true,
+        "text" => false,
+        _ => return Err(OptError::bad_value()),
+    }),
     opt!("aggpack", Dynamic, |o, v| o.aggpack = parse_flag(v)?),
     opt!("aggrate", Dynamic, |o, v| o.aggrate_hz =
         parse_rate(need(v)?)?),

@@ -132,6 +132,7 @@ pub enum BufPolicy {
 }
 
 impl BufPolicy {
+    /// The option's value as `-x` spells it.
     pub fn parse(v: &str) -> Result<BufPolicy, OptError> {
         match v {
             "switch" => Ok(BufPolicy::Switch),
@@ -142,16 +143,48 @@ impl BufPolicy {
     }
 }
 
+/// `oformat` (and `-O`): how traced data is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    /// dtrace(1)'s text (the default).
+    #[default]
+    Text,
+    /// One JSON document in FreeBSD's schema (`json`).
+    Json,
+    /// The same, indented (`json,pretty`, libxo's spelling).
+    PrettyJson,
+    /// The same probe objects, one per line (`ndjson`, our extension).
+    Ndjson,
+}
+
+impl OutputFormat {
+    /// `text`, `json`, `json,pretty` or `ndjson`.
+    pub fn parse(v: &str) -> Result<OutputFormat, OptError> {
+        match v {
+            "text" => Ok(OutputFormat::Text),
+            "json" => Ok(OutputFormat::Json),
+            "json,pretty" | "pretty,json" => Ok(OutputFormat::PrettyJson),
+            "ndjson" => Ok(OutputFormat::Ndjson),
+            _ => Err(OptError::bad_value()),
+        }
+    }
+}
+
 /// `evaltime`: at which point of a `-c` command's start its probes are enabled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EvalTime {
+    /// At the `exec()` (the default).
     Exec,
+    /// Before the program's initializers run.
     Preinit,
+    /// After its initializers.
     Postinit,
+    /// At `main()`.
     Main,
 }
 
 impl EvalTime {
+    /// The option's value as `-x` spells it.
     pub fn parse(v: &str) -> Result<EvalTime, OptError> {
         match v {
             "exec" => Ok(EvalTime::Exec),
@@ -166,12 +199,16 @@ impl EvalTime {
 /// `linkmode`: how `-G` objects refer to kernel and user symbols.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LinkMode {
+    /// Kernel objects: symbols resolved as the kernel's.
     Kernel,
+    /// Dynamically linked user objects (the default).
     Dynamic,
+    /// Statically linked user objects.
     Static,
 }
 
 impl LinkMode {
+    /// The option's value as `-x` spells it.
     pub fn parse(v: &str) -> Result<LinkMode, OptError> {
         match v {
             "kernel" => Ok(LinkMode::Kernel),
@@ -186,13 +223,18 @@ impl LinkMode {
 /// `__STDC__` undefined; the others define it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StdcMode {
+    /// `-Xa`: ISO C plus K&R compatibility (`__STDC__` 0).
     A,
+    /// `-Xc`: strictly conforming ISO C (`__STDC__` 1).
     C,
+    /// `-Xs`: K&R C (`__STDC__` undefined).
     S,
+    /// `-Xt`: K&R C transition (`__STDC__` 0).
     T,
 }
 
 impl StdcMode {
+    /// The option's value as `-x` spells it.
     pub fn parse(v: &str) -> Result<StdcMode, OptError> {
         match v {
             "a" => Ok(StdcMode::A),

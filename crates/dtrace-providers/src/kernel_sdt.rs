@@ -1,0 +1,131 @@
+//! What the SDT providers DTrace defines over the kernel (`proc`, `sched`, `io`)
+//! share: each is a static table of probes, one row per probe, naming the raw
+//! tracepoint that fires at the same moment in the same context, the
+//! pre-condition and native arguments its trampoline presents ([`Prep`]), and
+//! the argument descriptions DTrace documents (translated types such as
+//! `psinfo_t *` from a native `struct task_struct *`, by the translators of the
+//! built-in D libraries). Probes DTrace documents that no tracepoint can
+//! present faithfully are listed apart, with the reason enabling them fails.
+//!
+//! All probes are `<provider>:vmlinux::<name>` (module `vmlinux`, function empty).
+
+use crate::ProbeTemplate;
+use dtrace_sema::{ArgDesc, Cmp, Prep, ProbeKind, Src, Test};
+
+/// One argument description: `args[i]` is `xlate` (if any) translated from
+/// native argument `mapping` of type `native`.
+#[derive(Debug, Clone, Copy)]
+pub struct Arg {
+    pub native: &'static str,
+    pub xlate: Option<&'static str>,
+    pub mapping: u8,
+    /// The native `string` is a user-space address.
+    pub user: bool,
+}
+
+/// `args[i]` as native argument `mapping`, of type `native`.
+pub const fn native(native: &'static str, mapping: u8) -> Arg {
+    Arg {
+        native,
+        xlate: None,
+        mapping,
+        user: false,
+    }
+}
+
+/// `args[i]` as `xlate`, translated from native argument `mapping`.
+pub const fn xlate(native: &'static str, xlate: &'static str, mapping: u8) -> Arg {
+    Arg {
+        native,
+        xlate: Some(xlate),
+        mapping,
+        user: false,
+    }
+}
+
+/// A user-space string (a path).
+pub const fn user_string(mapping: u8) -> Arg {
+    Arg {
+        native: "string",
+        xlate: None,
+        mapping,
+        user: true,
+    }
+}
+
+/// `value op imm`.
+pub const fn test(value: Src, op: Cmp, imm: i32) -> Test {
+    Test { value, op, imm }
+}
+
+/// One probe of a kernel SDT provider.
+#[derive(Debug, Clone, Copy)]
+pub struct SdtProbe {
+    pub name: &'static str,
+    /// The raw tracepoint it is built on.
+    pub tp: &'static str,
+    pub prep: Prep,
+    pub args: &'static [Arg],
+}
+
+/// A probe DTrace documents that this provider cannot offer, and why.
+#[derive(Debug, Clone, Copy)]
+pub struct Unavailable {
+    pub name: &'static str,
+    pub why: &'static str,
+}
+
+/// The listed probes of a table.
+pub fn list(table: &[SdtProbe]) -> Vec<ProbeTemplate> {
+    table
+        .iter()
+        .map(|p| ProbeTemplate {
+            module: "vmlinux".into(),
+            function: String::new(),
+            name: p.name.into(),
+            kind: ProbeKind::RawSdt {
+                tp: p.tp,
+                prep: p.prep,
+            },
+            args: p
+                .args
+                .iter()
+                .map(|a| ArgDesc {
+                    native: a.native.into(),
+                    xlate: a.xlate.map(str::to_string),
+                    mapping: a.mapping,
+                    user: a.user,
+                })
+                .collect(),
+            fields: Vec::new(),
+        })
+        .collect()
+}
+
+/// Why `name` is unavailable, if the table of unavailable probes has it.
+pub fn why(unavailable: &[Unavailable], name: &str) -> Option<&'static str> {
+    unavailable.iter().find(|u| u.name == name).map(|u| u.why)
+}
+
+/// Every table's probes are consistent: a native argument a description maps
+/// is filled by the trampoline, and names are unique. (Used by each provider's
+/// unit test.)
+#[cfg(test)]
+pub fn check_table(table: &[SdtProbe], unavailable: &[Unavailable]) {
+    for (i, p) in table.iter().enumerate() {
+        assert!(
+            table[..i].iter().all(|q| q.name != p.name),
+            "{} listed twice",
+            p.name
+        );
+        for a in p.args {
+            assert!(
+                usize::from(a.mapping) < p.prep.args.len(),
+                "{}: argument {} is not filled",
+                p.name,
+                a.mapping
+            );
+        }
+        assert!(why(unavailable, p.name).is_none(), "{} both ways", p.name);
+    }
+}

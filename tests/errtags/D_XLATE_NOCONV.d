@@ -1,0 +1,7 @@
+struct out { int a; int b; };
+translator struct out < int x > { a = x; };
+
+BEGIN
+{
+	trace(xlate<struct out>(1).b);
+}
