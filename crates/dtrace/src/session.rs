@@ -297,6 +297,7 @@ impl Session {
     {
         if self.pending.is_empty() {
             self.rt.wait(timeout).map_err(exec_error)?;
+            self.consumer.refresh_processes();
         }
         let mut h = Handler {
             f: handler,
