@@ -39,6 +39,7 @@ mod compile;
 /// `-x core`: lift the core-size limit and abort, leaving a core file.
 pub use dtrace_sys::limits::dump_core;
 pub mod cpp;
+pub mod flame;
 pub mod info;
 mod library;
 pub mod metrics;

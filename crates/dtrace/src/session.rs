@@ -253,6 +253,13 @@ impl Session {
             message,
             detail: None,
         })?;
+        if self.export_options.flamegraph.is_some() && !crate::flame::AVAILABLE {
+            return Err(ExecError {
+                message: "dtrace: -x flamegraph needs a dtrace built with the flamegraph feature"
+                    .into(),
+                detail: None,
+            });
+        }
         self.rt.begin().map_err(exec_error)?;
         self.drain(output, |_| false)?;
         if self.exit_status.is_none() {
@@ -366,6 +373,14 @@ impl Session {
     pub fn finish(mut self, output: &mut dyn Output) -> Result<i32, ExecError> {
         self.stop(output)?;
         self.export_tick(true);
+        if let Some(path) = self.export_options.flamegraph.clone() {
+            let reports = self.snapshot()?;
+            let folded = crate::flame::folded_lines(&reports, self.consumer.symbols());
+            crate::flame::write_svg(&path, &folded, "dtrace").map_err(|m| ExecError {
+                message: format!("dtrace: {m}"),
+                detail: None,
+            })?;
+        }
         let mut aggs = Aggs(&self.rt);
         self.consumer
             .finish(output, &mut aggs)

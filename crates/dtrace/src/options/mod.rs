@@ -227,6 +227,8 @@ pub struct Options {
     pub otlp: Option<String>,
     /// `metriclabels`: `AGG:NAME[,NAME...]`, label names for an aggregation's keys.
     pub metriclabels: Vec<String>,
+    /// `flamegraph`: write the stack-keyed aggregations as an SVG here at exit.
+    pub flamegraph: Option<String>,
     /// `-v` (not an `-x` option): compiling reports stability attributes.
     pub report_stability: bool,
     /// dtrace(1)'s testing mode (`_DTRACE_TESTING` set in the environment; not an
@@ -313,6 +315,7 @@ impl Default for Options {
             prometheus: None,
             otlp: None,
             metriclabels: Vec::new(),
+            flamegraph: None,
             syslibdir: None,
             cpphdrs: false,
             stdc: StdcMode::A,

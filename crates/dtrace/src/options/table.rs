@@ -208,6 +208,8 @@ pub static TABLE: &[OptSpec] = &[
         parse_flag(v)?),
     opt!("dynvarsize", Runtime, |o, v| o.dynvarsize =
         size_or(v, o.dynvarsize)?),
+    opt!("flamegraph", Runtime, |o, v| o.flamegraph =
+        Some(string(v)?)),
     opt!("grabanon", Runtime, |o, v| o.grabanon = parse_flag(v)?),
     opt!("jstackframes", Runtime, |o, v| o.jstackframes =
         parse_count(v)?),
