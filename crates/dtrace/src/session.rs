@@ -206,8 +206,10 @@ impl Session {
         }
     }
 
-    /// Fire BEGIN (in this process's context), consume its output, then attach all
-    /// other probes. Returns `Done` if BEGIN called exit().
+    /// Fire BEGIN (in this process's context), attach all other probes unless
+    /// BEGIN called exit(), then consume BEGIN's output: as in DTrace, its
+    /// actions (a `system()` command) take effect with the probes enabled.
+    /// Returns `Done` if BEGIN called exit().
     pub fn go(
         &mut self,
         out: &mut dyn Write,
@@ -220,10 +222,10 @@ impl Session {
                     detail: None,
                 })?;
         self.rt.begin().map_err(exec_error)?;
-        self.drain(out, err)?;
-        if self.exit_status.is_none() {
+        if !self.rt.exiting().map_err(exec_error)? {
             self.rt.attach().map_err(exec_error)?;
         }
+        self.drain(out, err)?;
         Ok(self.status())
     }
 
