@@ -53,7 +53,15 @@ pub struct Session {
     /// `-x prometheus` / `-x otlp`: aggregations exported while tracing runs.
     export_options: Options,
     export: Option<crate::metrics::Exporters>,
+    /// The last read found records: read again soon (see [`BUSY_WAIT`]).
+    busy: bool,
 }
+
+/// While records keep coming, the buffer is read at least this often rather
+/// than once per `switchrate` period: records are submitted without waking
+/// the consumer (a wake-up per record costs more than the record), so under
+/// load only reading often keeps the ring from filling.
+const BUSY_WAIT: Duration = Duration::from_millis(10);
 
 impl Session {
     pub(crate) fn new(
@@ -103,6 +111,7 @@ impl Session {
             droptags: options.droptags,
             export_options: options.clone(),
             export: None,
+            busy: false,
         })
     }
 
@@ -126,6 +135,7 @@ impl Session {
         self.rt
             .poll(|r| records.push(r.to_vec()))
             .map_err(exec_error)?;
+        self.busy = !records.is_empty();
         for r in &records {
             let mut aggs = Aggs(&self.rt);
             match self.consumer.record(r, out, err, &mut aggs) {
@@ -237,6 +247,11 @@ impl Session {
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> Result<WorkStatus, ExecError> {
+        let timeout = if self.busy {
+            timeout.min(BUSY_WAIT)
+        } else {
+            timeout
+        };
         self.rt.wait(timeout).map_err(exec_error)?;
         self.drain(out, err)?;
         self.export_tick(false, err);
