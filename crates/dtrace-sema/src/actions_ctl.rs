@@ -1,7 +1,7 @@
 //! The actions beyond trace/printf/print/exit/printa, with DTrace's prototypes:
 //! `stack`, `tracemem`, `setopt`, `ftruncate`, `freopen`, `system`, `raise`,
 //! `stop`, and the ones Linux has no counterpart for (`panic`, `breakpoint`,
-//! `chill`, `pcap`), which are clear compile-time errors. `ustack` is checked
+//! `pcap`), which are clear compile-time errors. `ustack` is checked
 //! here but belongs to user-space tracing.
 //!
 //! Destructive actions (`system raise stop chill panic breakpoint freopen`) mark
@@ -326,8 +326,9 @@ impl<'a> Checker<'a> {
             }
             "chill" => {
                 arity(func, n, 1, 1, span)?;
-                self.int_arg(func, 1, "int", &args[0])?;
-                Err(unsupported(func, span))
+                let ns = self.int_arg(func, 1, "int", &args[0])?;
+                self.out.destructive = true;
+                Ok(TStmt::Chill { ns })
             }
             "panic" | "breakpoint" => {
                 arity(func, n, 0, 0, span)?;

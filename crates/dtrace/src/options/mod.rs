@@ -92,6 +92,12 @@ pub struct Options {
     pub statusrate_hz: u64,
     /// `cleanrate`: how often dynamic variables are cleaned.
     pub cleanrate_hz: u64,
+    /// `switchrate` as set (its period in ns): exit() is then noticed at the
+    /// first buffer switch after it, a whole period apart from the start.
+    pub switchrate_ns: Option<u64>,
+    /// `statusrate` as set (its period in ns): exit() is then noticed at the
+    /// first status check after it.
+    pub statusrate_ns: Option<u64>,
     // Output.
     /// `quiet` (`-q`): only explicitly traced data.
     pub quiet: bool,
@@ -260,6 +266,8 @@ impl Default for Options {
             aggrate_hz: 1,
             statusrate_hz: 1,
             cleanrate_hz: 101,
+            switchrate_ns: None,
+            statusrate_ns: None,
             quiet: false,
             flowindent: false,
             rawbytes: false,
