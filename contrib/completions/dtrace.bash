@@ -6,7 +6,7 @@
 _dtrace_options="aggfmt aggpack aggpercpu aggrate aggsize aggsortkey aggsortkeypos aggsortpos
 aggsortrev aggzoom amin argref bpflog bpflogsize bufpolicy bufresize bufsize cleanrate
 core cpp cppargs cpphdrs cpppath cpu ctfpath ctypes debug debugassert defaultargs define
-destructive disasm droptags dtypes dynvarsize empty errtags evaltime flowindent grabanon
+destructive disasm droptags dtypes dynvarsize empty errtags evaltime flamegraph flowindent grabanon
 incdir iregs jstackframes jstackstrsize kdefs knodefs late lazyload ldpath libdir libxo
 linkmode linknommap linktype lockmem maxframes metriclabels modpath noresolve nolibs nspec oformat otlp pcapsize pgmax preallocate
 printsize procfspath prometheus pspec quiet quietresize rawbytes scratchsize specsize stackframes stackindent
@@ -14,7 +14,7 @@ statusrate stdc strip strsize switchrate syslibdir sysslice tree tregs udefs und
 unodefs useruid ustackbytes ustackframes verbose version zdefs"
 
 _dtrace_flags="-32 -64 -a -A -b -c -C -D -e -f -F -G -h -H -i -I -l -L -m -n -o -O -p -P
--q -s -S -U -v -V -w -x -X -Z --prometheus --otlp --libxo"
+-q -s -S -U -v -V -w -x -X -Z --prometheus --otlp --libxo --flamegraph"
 
 _dtrace() {
     local cur prev

@@ -15,7 +15,7 @@ pub(crate) const WITH_ARGUMENT: &str = "36bcDfiILmnoOpPsUxX";
 pub(crate) const FLAGS: &str = "aACeFGhHlqSvVwZ";
 /// Long options (our extensions): each is the `-x` option of the same name,
 /// as `--name VALUE` or `--name=VALUE`.
-pub(crate) const LONG_OPTIONS: &[&str] = &["prometheus", "otlp", "libxo"];
+pub(crate) const LONG_OPTIONS: &[&str] = &["prometheus", "otlp", "libxo", "flamegraph"];
 
 /// What dtrace is asked to do; at most one of -A -G -h -l -V may be given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -473,6 +473,10 @@ const OPTION_TABLE: &[(&str, &str)] = &[
     (
         "--otlp",
         "push aggregations to an OTLP/HTTP collector URL (-x otlp)",
+    ),
+    (
+        "--flamegraph",
+        "draw stack-keyed aggregations as an SVG file at exit (-x flamegraph)",
     ),
     (
         "--libxo",

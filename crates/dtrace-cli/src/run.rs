@@ -433,7 +433,12 @@ fn trace(
     let zdefs = options.zdefs || args.zdefs;
     let verbose = options.verbose || args.verbose > 0;
     let hz = options.switchrate_hz.max(1);
-    let timeout = Duration::from_nanos(1_000_000_000 / hz);
+    let timeout = Duration::from_nanos(
+        options
+            .switchrate_ns
+            .unwrap_or(1_000_000_000 / hz)
+            .clamp(1_000_000, 1_000_000_000),
+    );
 
     let out = Output::open(args.output.as_deref()).map_err(Fail::error)?;
     let mut out = Sink::new(options.oformat, out);
@@ -484,8 +489,13 @@ fn trace(
     check_interrupted(signals)?;
 
     let mut state = LoopState::default();
+    let started = std::time::Instant::now();
+    let mut exited = false;
     match session.go(&mut out) {
-        Ok(WorkStatus::Done) => state.done = true,
+        Ok(WorkStatus::Done) => {
+            state.done = true;
+            exited = true;
+        }
         Ok(WorkStatus::Okay) => {}
         Err(e) => {
             out.close();
@@ -507,7 +517,10 @@ fn trace(
     while !state.done {
         let _ = out.out().flush();
         match session.work(timeout, &mut out) {
-            Ok(WorkStatus::Done) => state.done = true,
+            Ok(WorkStatus::Done) => {
+                state.done = true;
+                exited = true;
+            }
             Ok(WorkStatus::Okay) => {}
             Err(e) => state.fail(exec_failure(&e, verbose)),
         }
@@ -524,6 +537,10 @@ fn trace(
         if targets.all_gone() {
             state.done = true;
         }
+    }
+
+    if exited && state.failure.is_none() {
+        await_exit_notice(started, &options, signals, &mut state);
     }
 
     // Stop: detach every probe and fire END. Signals stay blocked, so a second
@@ -555,6 +572,37 @@ fn trace(
     match state.failure {
         Some(f) => Err(f),
         None => Ok(status),
+    }
+}
+
+/// dtrace(1) acts on `exit()` when it next reads the buffers (`switchrate`)
+/// and checks the status (`statusrate`), each a whole number of periods after
+/// tracing started. With those options set, wait for that moment (an
+/// interrupt ends the wait).
+fn await_exit_notice(
+    started: std::time::Instant,
+    options: &dtrace::Options,
+    signals: &SignalFd,
+    state: &mut LoopState,
+) {
+    let now = started.elapsed();
+    let next_tick = |period: u64| {
+        let period = Duration::from_nanos(period.max(1));
+        let ticks = (now.as_nanos() / period.as_nanos()) as u32 + 1;
+        period.saturating_mul(ticks)
+    };
+    let Some(at) = [options.switchrate_ns, options.statusrate_ns]
+        .into_iter()
+        .flatten()
+        .map(next_tick)
+        .max()
+    else {
+        return;
+    };
+    while started.elapsed() < at && state.interrupts == 0 {
+        let left = at.saturating_sub(started.elapsed());
+        std::thread::sleep(left.min(Duration::from_millis(50)));
+        state.take_signals(signals, None);
     }
 }
 

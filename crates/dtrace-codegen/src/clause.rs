@@ -12,6 +12,8 @@ use dtrace_sema::{CompileOptions, ProbeInfo, TClause, TStmt, TypedProgram};
 /// `bpf_ringbuf_submit` flags.
 const BPF_RB_NO_WAKEUP: i32 = 1;
 const BPF_RB_FORCE_WAKEUP: i32 = 2;
+/// Bytes of the ring buffer's header before each record.
+const RINGBUF_HDR: u32 = 8;
 
 pub struct ClauseCode {
     pub asm: Asm,
@@ -40,6 +42,7 @@ pub fn gen_clause(
     let plan = RecordPlan::new(&clause.body);
     let mut g = Gen::new(l, tp, opts, probes, epid);
     g.record_size = plan.size;
+    g.emits_record = clause.emits_record;
     let skip = g.a.label();
     g.a.emit(Insn::mov64_reg(DCTX, Reg::R1));
     // strtok's position is clause-local: NULL until strtok(s, ...) in this clause.
@@ -52,6 +55,20 @@ pub fn gen_clause(
     }
     if clause.emits_record {
         let ok = g.a.label();
+        let reserve = g.a.label();
+        // Within the firing's budget (BEGIN and END: one CPU's buffer, as
+        // DTrace counts records)? Other firings have none (0).
+        let acct = layout::round8(plan.accounted_size(opts.str_cap())) + RINGBUF_HDR;
+        let budgeted = g.a.label();
+        g.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, DCTX, layout::D_BUDGET));
+        g.a.jmp_imm(JmpOp::Eq, Reg::R1, 0, reserve);
+        g.a.jmp_imm(JmpOp::Gt, Reg::R1, acct as i32, budgeted);
+        g.count_drop(layout::DROP_RINGBUF);
+        g.a.ja(skip);
+        g.a.bind(budgeted);
+        g.a.emit(Insn::alu64_imm(AluOp::Sub, Reg::R1, acct as i32));
+        g.a.emit(Insn::stx_mem(Size::DW, DCTX, Reg::R1, layout::D_BUDGET));
+        g.a.bind(reserve);
         g.a.ld_map(Reg::R1, g.l.ringbuf);
         g.a.emit(Insn::mov64_imm(Reg::R2, plan.size as i32));
         g.a.emit(Insn::mov64_imm(Reg::R3, 0));
@@ -168,6 +185,7 @@ impl<'a> Gen<'a> {
                 ..
             } => self.agg_update(*agg, keys, value.as_ref(), incr.as_ref()),
             TStmt::Raise { sig } => self.raise(sig),
+            TStmt::Chill { ns } => self.chill(ns),
             _ => {
                 let i = *cursor;
                 *cursor += 1;

@@ -60,6 +60,8 @@ pub struct Gen<'a> {
     /// Size of the clause's record.
     pub record_size: u32,
     pub in_body: bool,
+    /// The clause reserves a record (after its predicate).
+    pub emits_record: bool,
     pub stmt_no: u32,
     /// Clause code start (for fault "DIF offsets").
     pub start_pc: usize,
@@ -96,6 +98,7 @@ impl<'a> Gen<'a> {
             abort_body,
             record_size: 0,
             in_body: false,
+            emits_record: false,
             stmt_no: 0,
             start_pc: 0,
         }

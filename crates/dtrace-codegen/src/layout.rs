@@ -16,7 +16,10 @@ pub const STATE_DRAINING: i32 = 2;
 pub const G_STATE: u32 = 0;
 /// Realtime minus monotonic clock, in ns, written by the runtime before BEGIN.
 pub const G_WALLTIME_OFFSET: u32 = 8;
-pub const G_VARS: u32 = 16;
+/// The number of live dynamic variables (thread-locals and associative-array
+/// elements), which `dynvarsize` bounds.
+pub const G_DYNVARS: u32 = 16;
+pub const G_VARS: u32 = 24;
 
 /// Offsets in the dctx value (per-CPU array, one entry).
 pub const D_PROBE_ID: i16 = 0;
@@ -37,7 +40,15 @@ pub const D_REGS: i16 = 192;
 pub const D_CPUINFO: i16 = 256;
 /// The 8 bytes a pointer is stored to and reloaded from to become a number.
 pub const D_LAUNDER: i16 = D_CPUINFO + 16;
+/// The principal-buffer bytes this firing's records may still take, as DTrace
+/// counts them, plus one: 0 (no budget) but for BEGIN and END, which run on
+/// one CPU while the consumer waits and get one CPU's buffer (`bufsize`); they
+/// set it and clear it again when done.
+pub const D_BUDGET: i16 = D_LAUNDER + 8;
 pub const D_CLAUSE_VARS: u32 = 288;
+
+/// The most entries a hash map of aggregations or dynamic variables gets.
+pub const MAX_MAP_ENTRIES: u32 = 1 << 20;
 
 /// Drop counter slots in the drops map.
 pub const DROP_RINGBUF: i32 = 0;
@@ -82,6 +93,18 @@ pub fn tuple_layout(keys: &[Ty]) -> (Vec<u32>, u32) {
     (offs, (off.div_ceil(8) * 8).max(8))
 }
 
+/// The bytes a key tuple counts for against `aggsize` and `dynvarsize`, as
+/// DTrace counts them: each string key a whole `strsize` string, each other key
+/// its size, 8-byte aligned.
+pub fn accounted_tuple(keys: &[Ty], opts: &CompileOptions) -> u32 {
+    keys.iter()
+        .map(|k| match k {
+            Ty::Str { .. } => opts.str_cap(),
+            _ => round8(k.size()),
+        })
+        .sum()
+}
+
 pub fn round8(v: u32) -> u32 {
     v.div_ceil(8) * 8
 }
@@ -92,6 +115,10 @@ pub struct Layout {
     pub maps: Vec<MapSpec>,
     pub ringbuf: usize,
     pub drops: usize,
+    /// The most dynamic variables that may live at once (see [`G_DYNVARS`]).
+    pub dynvar_limit: u32,
+    /// `bufsize`: the budget BEGIN and END records get (see [`D_BUDGET`]).
+    pub principal_size: u32,
     pub specs: usize,
     pub globals: usize,
     pub dctx: usize,
@@ -192,6 +219,11 @@ impl Layout {
         let mut shared: BTreeMap<(u32, u32), usize> = BTreeMap::new();
         let mut key_size = 8u32;
         let mut zero_size = 8u32;
+        let (max_ks, max_vs) = tp.aggs.iter().fold((0, 0), |(k, v), a| {
+            let ks = accounted_tuple(&a.keys, opts) + crate::AGG_KEY_PREFIX;
+            (k.max(ks), v.max(a.kind.value_size()))
+        });
+        let agg_entries = (opts.aggsize / (max_ks + max_vs).max(1)).clamp(1, MAX_MAP_ENTRIES);
         for a in &tp.aggs {
             let (_, ks) = tuple_layout(&a.keys);
             let ks = ks + crate::AGG_KEY_PREFIX;
@@ -207,7 +239,7 @@ impl Layout {
                         MapKind::PercpuHash,
                         ks,
                         vs,
-                        opts.aggsize.max(1),
+                        agg_entries,
                     ));
                     shared.insert((ks, vs), m);
                     m
@@ -215,19 +247,30 @@ impl Layout {
             };
             agg_maps.insert(a.id, m);
         }
+        // Dynamic variables: `dynvarsize` bytes hold, as DTrace counts them,
+        // dynvarsize / (largest key tuple + largest value) variables in all
+        // (a thread-local has no tuple). Each map holds at most that many, and
+        // no more than it held before counting bytes (they are preallocated).
+        let (max_tuple, max_value) = tp
+            .thread_vars
+            .iter()
+            .map(|v| (0, round8(v.ty.size())))
+            .chain(
+                tp.arrays
+                    .iter()
+                    .map(|a| (accounted_tuple(&a.keys, opts) + 8, round8(a.value.size()))),
+            )
+            .fold((0, 0), |(t, v), (a, b)| (t.max(a), v.max(b)));
+        let dynvar_limit =
+            (opts.dynvarsize / (max_tuple + max_value).max(1)).clamp(1, MAX_MAP_ENTRIES);
+        let dyn_entries = dynvar_limit.min((opts.dynvarsize / 64).clamp(64, MAX_MAP_ENTRIES));
         let mut stage_size = 8u32;
         let mut thread_maps = Vec::new();
         for v in &tp.thread_vars {
             let vs = round8(v.ty.size());
             stage_size = stage_size.max(vs);
             let name = format!("dt_self_{}", v.name);
-            thread_maps.push(add(MapSpec::new(
-                &name,
-                MapKind::Hash,
-                8,
-                vs,
-                opts.dynvarsize.max(1),
-            )));
+            thread_maps.push(add(MapSpec::new(&name, MapKind::Hash, 8, vs, dyn_entries)));
         }
         let mut array_maps = Vec::new();
         for a in &tp.arrays {
@@ -236,13 +279,7 @@ impl Layout {
             let vs = round8(a.value.size());
             stage_size = stage_size.max(vs);
             let name = format!("dt_arr_{}", a.name);
-            array_maps.push(add(MapSpec::new(
-                &name,
-                MapKind::Hash,
-                ks,
-                vs,
-                opts.dynvarsize.max(1),
-            )));
+            array_maps.push(add(MapSpec::new(&name, MapKind::Hash, ks, vs, dyn_entries)));
         }
         // Missing struct/union elements of dynamic variables read as these zeroes.
         zero_size = zero_size.max(stage_size);
@@ -311,6 +348,8 @@ impl Layout {
             maps,
             ringbuf,
             drops,
+            dynvar_limit,
+            principal_size: opts.principal_size,
             specs,
             globals,
             dctx,

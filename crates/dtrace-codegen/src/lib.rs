@@ -58,6 +58,7 @@ mod record;
 mod scratch;
 pub mod strfn;
 mod strings;
+mod subr;
 mod trampoline;
 mod vars;
 mod xlate;

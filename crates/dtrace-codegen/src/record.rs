@@ -64,6 +64,22 @@ impl RecordPlan {
         p
     }
 
+    /// The record's size as DTrace counts it against a buffer: each string
+    /// field a whole string of `str_cap` bytes (DTrace records `strsize` bytes
+    /// for every string; records here keep only the string's static capacity).
+    pub fn accounted_size(&self, str_cap: u32) -> u32 {
+        let extra: u32 = self
+            .actions
+            .iter()
+            .flat_map(|a| &a.fields)
+            .map(|f| match f.ty {
+                ValueType::String { size } => str_cap.saturating_sub(size),
+                _ => 0,
+            })
+            .sum();
+        self.size + extra
+    }
+
     fn field(&mut self, t: &Ty) -> Field {
         self.raw_field(value_type(t))
     }
@@ -182,7 +198,10 @@ impl RecordPlan {
                     let module = *kind == SymbolKind::Module;
                     Some((ActionKind::Symbol { module }, vec![f]))
                 }
-                TStmt::Expr(_) | TStmt::AggUpdate { .. } | TStmt::Raise { .. } => None,
+                TStmt::Expr(_)
+                | TStmt::AggUpdate { .. }
+                | TStmt::Raise { .. }
+                | TStmt::Chill { .. } => None,
             };
             if let Some((kind, fields)) = kind_fields {
                 self.actions.push(ActionDesc { kind, fields });

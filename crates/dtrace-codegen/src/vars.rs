@@ -6,7 +6,7 @@ use crate::expr::{int_parts, str_cap};
 use crate::gen::{Gen, Val, DCTX};
 use crate::layout::{self, tuple_layout};
 use crate::strings;
-use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
+use dtrace_bpf::{helper, AluOp, AtomicOp, Insn, JmpOp, Reg, Size};
 use dtrace_sema::{ArithOp, BitPlace, ElemRoot, LValue, TExpr, Ty, VarRef};
 
 fn size_of(t: &Ty) -> Size {
@@ -355,21 +355,83 @@ impl<'a> Gen<'a> {
             let set = self.a.label();
             let r = self.get(v, Reg::R3);
             self.a.jmp_imm(JmpOp::Ne, r, 0, set);
-            self.a.ld_map(Reg::R1, map);
-            self.dctx_ptr(Reg::R2, self.l.key_area);
-            self.a.call_helper(helper::MAP_DELETE_ELEM);
+            self.delete_staged(map);
             self.a.ja(done);
             self.a.bind(set);
             self.a.emit(Insn::stx_mem(Size::DW, DCTX, r, stage));
         }
+        let (create, lost) = (self.a.label(), self.a.label());
+        self.lookup(map);
+        self.a.jmp_imm(JmpOp::Eq, Reg::R0, 0, create);
+        self.update_staged(map);
+        self.a.ja(done);
+        self.a.bind(create);
+        self.dyn_reserve(lost);
+        self.update_staged(map);
+        self.a.jmp_imm(JmpOp::Eq, Reg::R0, 0, done);
+        self.dyn_release();
+        self.a.bind(lost);
+        self.dyn_drop();
+        self.a.bind(done);
+    }
+
+    /// `map[key] = stage` (r0 = the helper's result).
+    fn update_staged(&mut self, map: usize) {
         self.a.ld_map(Reg::R1, map);
         self.dctx_ptr(Reg::R2, self.l.key_area);
         self.dctx_ptr(Reg::R3, self.l.stage_area);
         self.a.emit(Insn::mov64_imm(Reg::R4, 0));
         self.a.call_helper(helper::MAP_UPDATE_ELEM);
-        self.a.jmp_imm(JmpOp::Eq, Reg::R0, 0, done);
+    }
+
+    /// Delete `map[key]`, one dynamic variable fewer if it existed.
+    fn delete_staged(&mut self, map: usize) {
+        let gone = self.a.label();
+        self.a.ld_map(Reg::R1, map);
+        self.dctx_ptr(Reg::R2, self.l.key_area);
+        self.a.call_helper(helper::MAP_DELETE_ELEM);
+        self.a.jmp_imm(JmpOp::Ne, Reg::R0, 0, gone);
+        self.dyn_release();
+        self.a.bind(gone);
+    }
+
+    /// Count one more live dynamic variable, or jump to `full` (nothing
+    /// counted) when `dynvarsize` holds no more (clobbers r1, r2).
+    pub fn dyn_reserve(&mut self, full: crate::asm::Label) {
+        let ok = self.a.label();
+        self.a
+            .ld_map_value(Reg::R1, self.l.globals, layout::G_DYNVARS);
+        self.a.emit(Insn::mov64_imm(Reg::R2, 1));
+        self.a.emit(Insn::atomic(
+            Size::DW,
+            AtomicOp::FetchAdd,
+            Reg::R1,
+            Reg::R2,
+            0,
+        ));
+        self.a
+            .jmp_imm(JmpOp::Lt, Reg::R2, self.l.dynvar_limit as i32, ok);
+        self.dyn_release();
+        self.a.ja(full);
+        self.a.bind(ok);
+    }
+
+    /// One live dynamic variable fewer (clobbers r1, r2).
+    pub fn dyn_release(&mut self) {
+        self.a
+            .ld_map_value(Reg::R1, self.l.globals, layout::G_DYNVARS);
+        self.a.emit(Insn::mov64_imm(Reg::R2, -1));
+        self.a.emit(Insn::atomic_add(Size::DW, Reg::R1, Reg::R2, 0));
+    }
+
+    /// A dynamic-variable drop: counted, and (as in DTrace) the rest of the
+    /// clause is skipped, its record discarded.
+    pub fn dyn_drop(&mut self) {
         self.count_drop(layout::DROP_DYNVAR);
-        self.a.bind(done);
+        if self.in_body || !self.emits_record {
+            let ab = self.abort_body;
+            self.a.ja(ab);
+        }
     }
 
     /// Delete the dynamic variable (thread-local or associative-array element)
@@ -386,9 +448,7 @@ impl<'a> Gen<'a> {
             }
             _ => return,
         };
-        self.a.ld_map(Reg::R1, map);
-        self.dctx_ptr(Reg::R2, self.l.key_area);
-        self.a.call_helper(helper::MAP_DELETE_ELEM);
+        self.delete_staged(map);
     }
 
     /// `dst` = the bit-field `b` of the unit at `base`, sign-extended if `signed`.

@@ -157,6 +157,12 @@ fn dynamic_variable_maps() {
         // A string value: strsize (256) bytes and the NUL, rounded up to 8.
         (MapKind::Hash, 16, 264)
     );
+    // State, walltime offset, the live dynamic-variable count, then `g`.
     let g = &cp.maps[cp.globals_map];
-    assert_eq!(g.value_size, 24);
+    assert_eq!(g.value_size, 32);
+    // dynvarsize (1 MiB) counted as DTrace does: the largest tuple (an int and
+    // a whole string, plus the variable's id) and the largest value.
+    let opts = dtrace_sema::CompileOptions::default();
+    let tuple = 8 + opts.str_cap() + 8;
+    assert_eq!(arr.max_entries, (1 << 20) / (tuple + 264));
 }

@@ -6,14 +6,17 @@
 use crate::consume::ConsumeError;
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::process::Command;
 
 /// `system(cmd)`: runs `cmd` with `/bin/sh -c`, its output on dtrace's own
 /// standard output and error, and waits for it. A command that cannot be run
 /// is reported on `errors`; tracing goes on.
 pub fn system(cmd: &[u8], errors: &mut dyn Write) -> Result<(), ConsumeError> {
+    // The command's bytes as they are (a D string need not be UTF-8).
     let text = String::from_utf8_lossy(cmd).into_owned();
-    if let Err(e) = Command::new("/bin/sh").arg("-c").arg(&text).status() {
+    let raw = std::ffi::OsStr::from_bytes(cmd);
+    if let Err(e) = Command::new("/bin/sh").arg("-c").arg(raw).status() {
         writeln!(errors, "dtrace: failed to run system(\"{text}\"): {e}")?;
     }
     Ok(())

@@ -127,6 +127,22 @@ impl Session {
         self.run(Attach::Begin)
     }
 
+    /// Whether a clause has called `exit()` (the state word left ACTIVE).
+    pub fn exiting(&self) -> Result<bool, RuntimeError> {
+        let g = self.globals()?;
+        let value = g
+            .lookup(&0u32.to_ne_bytes())
+            .map_err(|e| RuntimeError::Io(format!("cannot read globals: {e}")))?
+            .unwrap_or_default();
+        let at = G_STATE as usize;
+        let state = value
+            .get(at..at + 8)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map(u64::from_ne_bytes)
+            .unwrap_or(0);
+        Ok(state != STATE_ACTIVE as u64)
+    }
+
     /// Fire END (after [`Session::detach`]), in this process's context.
     pub fn end(&mut self) -> Result<(), RuntimeError> {
         self.run(Attach::End)

@@ -1,9 +1,9 @@
 //! The actions beyond trace/printf/print/exit/printa, with DTrace's prototypes:
 //! `stack`, `tracemem`, `setopt`, `ftruncate`, `freopen`, `system`, `raise`,
 //! `stop`, and the ones Linux has no counterpart for (`panic`, `breakpoint`,
-//! `chill`, `pcap`), which are clear compile-time errors; and the user-space
-//! ones: `ustack`/`jstack` (a user stack) and `uaddr`/`usym`/`ufunc`/`umod`
-//! (a user address with its process), values that aggregation keys may hold.
+//! `pcap`), which are clear compile-time errors; and the user-space ones:
+//! `ustack`/`jstack` (a user stack) and `uaddr`/`usym`/`ufunc`/`umod` (a user
+//! address with its process), values that aggregation keys may hold.
 //!
 //! Destructive actions (`system raise stop chill panic breakpoint freopen`) mark
 //! the program; the facade refuses to enable it without `-w`.
@@ -428,8 +428,9 @@ impl<'a> Checker<'a> {
             }
             "chill" => {
                 arity(func, n, 1, 1, span)?;
-                self.int_arg(func, 1, "int", &args[0])?;
-                Err(unsupported(func, span))
+                let ns = self.int_arg(func, 1, "int", &args[0])?;
+                self.out.destructive = true;
+                Ok(TStmt::Chill { ns })
             }
             "panic" | "breakpoint" => {
                 arity(func, n, 0, 0, span)?;

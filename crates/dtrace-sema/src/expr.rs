@@ -159,6 +159,10 @@ impl<'a> Checker<'a> {
                     None => Err(undefined(func, span)),
                 }
             }
+            K::Call { func, args } if crate::subr::is_subr(func) => {
+                self.check_proto(func, args, span)?;
+                self.misc_subr(func, args, span)
+            }
             K::Call { func, args } if crate::memsubr::is_mem_subr(func) => {
                 self.check_proto(func, args, span)?;
                 self.mem_subr(func, args, span)

@@ -433,6 +433,23 @@ pub enum TExprKind {
         func: StrFunc,
         args: Vec<TExpr>,
     },
+    /// `htons`/`htonl`/`htonll` (and `ntoh*`): the operand's bytes reversed in
+    /// `ty`'s width (16, 32 or 64 bits), as the host is little-endian.
+    ByteSwap(Box<TExpr>),
+    /// `inet_ntoa6`/`inet_ntop(AF_INET6, ...)`: an IPv6 address (eight 16-bit
+    /// groups, host order) as text: the longest run of two or more zero groups
+    /// (the first of equal ones) written `::`, groups in lowercase hex; an
+    /// IPv4-mapped or -compatible address as its IPv4 dotted quad, after
+    /// `::ffff:` or `::` when `prefix`.
+    Inet6 {
+        groups: Vec<TExpr>,
+        prefix: bool,
+    },
+    /// `rand()`: a pseudo-random `int`.
+    Rand,
+    /// `progenyof(pid)`: 1 if the current process or one of its ancestors has
+    /// process ID `pid`, else 0.
+    Progenyof(Box<TExpr>),
     /// `stack(frames)`: the current kernel stack (type [`Ty::Stack`]), gathered
     /// into scratch memory; the value is its address.
     Stack {
@@ -565,6 +582,11 @@ pub enum TStmt {
     Raise {
         sig: TExpr,
     },
+    /// `chill(ns)`: spin on this CPU for `ns` nanoseconds (at most
+    /// [`CHILL_MAX_NS`] per call, as DTrace bounds it).
+    Chill {
+        ns: TExpr,
+    },
     /// `@a[keys] = func(value [, incr])`.
     AggUpdate {
         agg: u32,
@@ -597,10 +619,15 @@ impl TStmt {
                 | TStmt::Setopt { .. }
                 | TStmt::Ftruncate
                 | TStmt::Raise { .. }
+                | TStmt::Chill { .. }
                 | TStmt::Symbol { .. }
         )
     }
 }
+
+/// The longest one `chill()` spins: DTrace lets chill take at most half of
+/// each second.
+pub const CHILL_MAX_NS: i64 = 500_000_000;
 
 /// An action on a whole aggregation (the description crate's).
 pub use dtrace_desc::AggOp;

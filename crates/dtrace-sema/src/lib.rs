@@ -46,6 +46,7 @@ mod proto;
 mod ptr;
 mod speculation;
 mod strfn;
+mod subr;
 pub mod symbols;
 pub mod types;
 mod vars;

@@ -38,9 +38,12 @@ pub struct CompileOptions {
     pub strsize: u32,
     /// Bytes of scratch space each clause may allocate (`scratchsize`, default 256).
     pub scratchsize: u32,
-    /// Maximum entries of each aggregation map (`aggsize` in entries).
+    /// Aggregation space in bytes (`aggsize`): as in DTrace for Linux, each
+    /// CPU's aggregations hold `aggsize / (largest key + largest value)` entries.
     pub aggsize: u32,
-    /// Maximum entries of each dynamic-variable map (associative arrays, `self->`).
+    /// Dynamic-variable space in bytes (`dynvarsize`): as in DTrace for Linux,
+    /// `dynvarsize / (largest key tuple + largest value)` thread-locals and
+    /// associative-array elements may live at once.
     pub dynvarsize: u32,
     /// `-x cpu=N`: trace only on this CPU (BEGIN and END are not probes of a CPU).
     pub only_cpu: Option<u32>,
@@ -52,6 +55,9 @@ pub struct CompileOptions {
     pub specsize: u32,
     /// Ring-buffer size in bytes (`bufsize`); a power of two, at least one page.
     pub bufsize: u32,
+    /// One CPU's principal buffer (`bufsize` itself): what BEGIN or END, run
+    /// on one CPU while the consumer waits, may leave unread in the ring.
+    pub principal_size: u32,
     /// Kernel structure offsets (from BTF).
     pub kernel: KernelOffsets,
     /// Number of entries of the syscall-number tables (syscall numbers must be below it).
@@ -76,13 +82,14 @@ impl Default for CompileOptions {
         CompileOptions {
             strsize: 256,
             scratchsize: 256,
-            aggsize: 16384,
-            dynvarsize: 16384,
+            aggsize: 4 << 20,
+            dynvarsize: 1 << 20,
             tregs: 8,
             only_cpu: None,
             nspec: 1,
             specsize: 32 << 10,
             bufsize: 4 << 20,
+            principal_size: 4 << 20,
             kernel: KernelOffsets::default(),
             max_syscalls: 1024,
             library_sources: Vec::new(),

@@ -74,7 +74,7 @@ const PROTOS: &[(&str, Proto)] = &[
     ("htons", p(S, "uint16_t", "uint16_t")),
     ("index", p(S, "int", "const char *, const char *, [int]")),
     ("inet_ntoa", p(S, "string", "ipaddr_t *")),
-    ("inet_ntoa6", p(S, "string", "struct in6_addr *")),
+    ("inet_ntoa6", p(S, "string", "struct in6_addr *, [int]")),
     ("inet_ntop", p(S, "string", "int, void *")),
     ("jstack", p(A, "stack", "[uint32_t], [uint32_t]")),
     ("link_ntop", p(S, "string", "int, void *")),
@@ -261,8 +261,13 @@ impl<'a> Checker<'a> {
                     t.is_str() || t.is_ptr() || matches!(t, Ty::Agg { .. }) || is_zero(arg),
                     self.name(t),
                 ),
-                (Param::Ptr(_), ArgTy::Value(t)) => (
-                    t.is_ptr() || t.is_str() || matches!(t, Ty::Agg { .. }) || is_zero(arg),
+                // A string is a `char *`, so it passes for `void *` but not for a
+                // pointer to another type (`struct mutex *`).
+                (Param::Ptr(want), ArgTy::Value(t)) => (
+                    t.is_ptr()
+                        || (t.is_str() && (*want == "void *" || want.contains("char")))
+                        || matches!(t, Ty::Agg { .. })
+                        || is_zero(arg),
                     self.name(t),
                 ),
                 (Param::Any, _) => (true, String::new()),

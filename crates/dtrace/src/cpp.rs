@@ -13,6 +13,7 @@
 //! the host compiler adds its own (`__linux__`, `__x86_64__`, ...).
 
 use std::io::Write;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
 /// D version 2.0.0 as `0xMMmmmuuu`.
@@ -96,7 +97,11 @@ pub fn input_text(text: &str) -> String {
 /// Run cpp over `text` (the contents of `script`).
 pub fn preprocess(cfg: &CppConfig, script: &str, text: &str) -> Result<String, CppError> {
     let program = cfg.path.clone().unwrap_or_else(|| "cpp".to_string());
+    // Like libdtrace, name the program by its base name (`argv[0]`), so its
+    // own messages read `cpp: ...` whatever `cpppath` says.
+    let argv0 = program.rsplit('/').next().unwrap_or(&program).to_string();
     let mut child = Command::new(&program)
+        .arg0(argv0)
         .args(arguments(cfg, script))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -39,6 +39,7 @@ mod compile;
 /// `-x core`: lift the core-size limit and abort, leaving a core file.
 pub use dtrace_sys::limits::dump_core;
 pub mod cpp;
+pub mod flame;
 pub mod info;
 mod library;
 pub mod metrics;
@@ -211,8 +212,8 @@ impl Dtrace {
     /// loaded, or unavailable).
     ///
     /// BTF is needed by programs that name kernel types (the parser's typedef
-    /// check) or read `ppid` (the offsets). [`Dtrace::compile`] loads it before
-    /// compiling a program that mentions `ppid`, and otherwise only when the
+    /// check) or read `ppid` or `progenyof()` (the offsets). [`Dtrace::compile`]
+    /// loads it before compiling a program that mentions them, and otherwise only when the
     /// program fails to compile without it, then compiles again: a program that
     /// compiles without kernel types compiles to the same code with them.
     fn ensure_kernel_btf(&mut self) -> bool {
@@ -384,7 +385,9 @@ impl Dtrace {
         if kernel_sdt {
             self.ensure_kernel_btf();
         }
-        if mentions_word(text, "ppid") || macro_args.iter().any(|a| mentions_word(a, "ppid")) {
+        // `ppid` and `progenyof()` read task_struct at its offsets.
+        let uses_task = |t: &str| mentions_word(t, "ppid") || mentions_word(t, "progenyof");
+        if uses_task(text) || macro_args.iter().any(|a| uses_task(a)) {
             self.ensure_kernel_btf();
         }
         match self.compile_source(source, macro_args, macro_vars) {
@@ -483,9 +486,10 @@ impl Dtrace {
                 .scratchsize
                 .saturating_sub(8)
                 .min(u32::MAX as u64) as u32,
-            aggsize: (self.options.aggsize / 256).clamp(64, 1 << 20) as u32,
-            dynvarsize: (self.options.dynvarsize / 64).clamp(64, 1 << 20) as u32,
+            aggsize: self.options.aggsize.min(u32::MAX as u64) as u32,
+            dynvarsize: self.options.dynvarsize.min(u32::MAX as u64) as u32,
             bufsize: ring as u32,
+            principal_size: self.options.bufsize.clamp(4096, ring) as u32,
             tregs: self.options.tregs,
             only_cpu: self.options.cpu,
             kernel: self.offsets,

@@ -9,7 +9,8 @@
 //!   `cpuinfo.d` (`curcpu`, `pset`, `chip`, `lgrp`), `io.d` (`bufinfo_t`,
 //!   `devinfo_t`, `fileinfo_t` and their translators from the block layer).
 //!   A provider whose arguments are translated (`proc`, `sched`, `io`) loads
-//!   the library defining their types when a program names it.
+//!   the library defining their types when a program names it. `net.d` holds
+//!   (`ipaddr_t`, `in6_addr_t`, `AF_*`, `IPPROTO_*`, `ARPHRD_*`).
 //! - User libraries: every `*.d` file of each `-L dir` / `-x libdir=dir`
 //!   directory, directories in the order given, files in name order.
 //!
@@ -38,6 +39,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("cpuinfo.d", include_str!("../lib/cpuinfo.d")),
     ("procfs.d", include_str!("../lib/procfs.d")),
     ("io.d", include_str!("../lib/io.d")),
+    ("net.d", include_str!("../lib/net.d")),
 ];
 
 /// Type names sema defines before any program (the parser must know them to read
@@ -121,6 +123,15 @@ fn scan_names(text: &str) -> (HashSet<String>, Vec<String>) {
             ["typedef", "struct" | "union" | "enum", tag, "{", ..]
             | ["struct" | "union" | "enum", tag, "{", ..] => {
                 names.insert(ident(tag));
+            }
+            // `typedef T NAME;` on one line (T one word, or `struct TAG`).
+            ["typedef", .., name] if name.ends_with(';') && !line.contains('{') => {
+                if let ["typedef", "struct" | "union" | "enum", tag, ..] = t.as_slice() {
+                    names.insert(ident(tag));
+                }
+                let n = ident(name);
+                typedefs.push(n.clone());
+                names.insert(n);
             }
             ["}", name] if name.ends_with(';') => {
                 let n = ident(name);
@@ -415,13 +426,24 @@ impl Dtrace {
         };
         let mut opts = self.compile_options();
         opts.library_sources = builtin_sources(libs);
-        let checked = dtrace_sema::check_with(
+        let mut checked = dtrace_sema::check_with(
             &whole,
             &self.clause_probes,
             &mut self.types,
             &opts,
             &crate::kallsyms,
         );
+        // A library naming kernel types (net.d's `struct in6_addr`) checks
+        // again once kernel BTF is loaded.
+        if checked.is_err() && self.ensure_kernel_btf() {
+            checked = dtrace_sema::check_with(
+                &whole,
+                &self.clause_probes,
+                &mut self.types,
+                &opts,
+                &crate::kallsyms,
+            );
+        }
         if let Err(d) = checked {
             self.items.truncate(before);
             for &i in &order {

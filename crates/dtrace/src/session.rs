@@ -60,6 +60,8 @@ pub struct Session {
     /// Records read from the ring buffer and not yet consumed: a handler that
     /// breaks leaves the rest for the next call.
     pending: VecDeque<Vec<u8>>,
+    /// The last read found records: read again soon (see [`BUSY_WAIT`]).
+    busy: bool,
 }
 
 /// A closure as an [`Output`]: it sees every event until it returns
@@ -96,6 +98,12 @@ fn consume_error(e: ConsumeError) -> ExecError {
         detail: None,
     }
 }
+
+/// While records keep coming, the buffer is read at least this often rather
+/// than once per `switchrate` period: records are submitted without waking
+/// the consumer (a wake-up per record costs more than the record), so under
+/// load only reading often keeps the ring from filling.
+const BUSY_WAIT: Duration = Duration::from_millis(10);
 
 impl Session {
     pub(crate) fn new(
@@ -148,6 +156,7 @@ impl Session {
             export_options: options.clone(),
             export: None,
             pending: VecDeque::new(),
+            busy: false,
         })
     }
 
@@ -182,6 +191,7 @@ impl Session {
         self.rt
             .poll(|r| pending.push_back(r.to_vec()))
             .map_err(exec_error)?;
+        self.busy = !self.pending.is_empty();
         while let Some(r) = self.pending.pop_front() {
             let mut aggs = Aggs(&self.rt);
             match self
@@ -246,8 +256,10 @@ impl Session {
         self.consumer.watch_process(pid);
     }
 
-    /// Fire BEGIN (in this process's context), consume its output, then attach all
-    /// other probes. Returns `Done` if BEGIN called exit().
+    /// Fire BEGIN (in this process's context), attach all other probes unless
+    /// BEGIN called exit(), then consume BEGIN's output: as in DTrace, its
+    /// actions (a `system()` command) take effect with the probes enabled.
+    /// Returns `Done` if BEGIN called exit().
     pub fn go(&mut self, output: &mut dyn Output) -> Result<WorkStatus, ExecError> {
         // The exporters' messages (the endpoint's address, failures) are
         // dtrace's own, on stderr, as the CLI's notices are.
@@ -260,11 +272,18 @@ impl Session {
             message,
             detail: None,
         })?;
+        if self.export_options.flamegraph.is_some() && !crate::flame::AVAILABLE {
+            return Err(ExecError {
+                message: "dtrace: -x flamegraph needs a dtrace built with the flamegraph feature"
+                    .into(),
+                detail: None,
+            });
+        }
         self.rt.begin().map_err(exec_error)?;
-        self.drain(output, |_| false)?;
-        if self.exit_status.is_none() {
+        if !self.rt.exiting().map_err(exec_error)? {
             self.rt.attach().map_err(exec_error)?;
         }
+        self.drain(output, |_| false)?;
         Ok(self.status())
     }
 
@@ -275,6 +294,11 @@ impl Session {
         timeout: Duration,
         output: &mut dyn Output,
     ) -> Result<WorkStatus, ExecError> {
+        let timeout = if self.busy {
+            timeout.min(BUSY_WAIT)
+        } else {
+            timeout
+        };
         self.rt.wait(timeout).map_err(exec_error)?;
         self.consumer.refresh_processes();
         self.drain(output, |_| false)?;
@@ -375,6 +399,14 @@ impl Session {
     pub fn finish(mut self, output: &mut dyn Output) -> Result<i32, ExecError> {
         self.stop(output)?;
         self.export_tick(true);
+        if let Some(path) = self.export_options.flamegraph.clone() {
+            let reports = self.snapshot()?;
+            let folded = crate::flame::folded_lines(&reports, self.consumer.env());
+            crate::flame::write_svg(&path, &folded, "dtrace").map_err(|m| ExecError {
+                message: format!("dtrace: {m}"),
+                detail: None,
+            })?;
+        }
         let mut aggs = Aggs(&self.rt);
         self.consumer
             .finish(output, &mut aggs)

@@ -1,6 +1,6 @@
 //! Recording actions: each writes its fields into the clause's reserved record.
 
-mod control;
+pub(crate) mod control;
 mod data;
 mod exit;
 mod speculate;

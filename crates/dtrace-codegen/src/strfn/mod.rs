@@ -14,6 +14,7 @@
 
 mod clean;
 mod conv;
+mod inet;
 mod path;
 pub mod subr;
 mod token;

@@ -74,6 +74,10 @@ pub enum Subr {
     Clean { cs: u32, cd: u32, lim: u32 },
     /// The `bpf_loop` callback of [`Subr::Clean`]: one byte.
     CleanStep { cs: u32, cd: u32, lim: u32 },
+    /// `dst` = the IPv6 address whose eight groups r3 points to (see `inet.rs`).
+    Inet6 { cd: u32, lim: u32, prefix: bool },
+    /// The `bpf_loop` callback of `chill()` (r2 = the deadline's address).
+    ChillStep,
 }
 
 /// The subprograms a program's clauses call, built once each.
@@ -174,6 +178,8 @@ fn build(subrs: &mut Subrs, s: Subr) -> Asm {
             super::clean::build(&mut a, cs, cd, step)
         }
         Subr::CleanStep { cs, cd, lim } => super::clean::step(&mut a, cs, cd, lim),
+        Subr::Inet6 { cd, lim, prefix } => super::inet::build(&mut a, cd, lim, prefix),
+        Subr::ChillStep => crate::action::control::chill_step(&mut a),
     }
     a.finish()
 }

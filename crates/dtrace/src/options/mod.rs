@@ -92,6 +92,12 @@ pub struct Options {
     pub statusrate_hz: u64,
     /// `cleanrate`: how often dynamic variables are cleaned.
     pub cleanrate_hz: u64,
+    /// `switchrate` as set (its period in ns): exit() is then noticed at the
+    /// first buffer switch after it, a whole period apart from the start.
+    pub switchrate_ns: Option<u64>,
+    /// `statusrate` as set (its period in ns): exit() is then noticed at the
+    /// first status check after it.
+    pub statusrate_ns: Option<u64>,
     // Output.
     /// `quiet` (`-q`): only explicitly traced data.
     pub quiet: bool,
@@ -230,6 +236,8 @@ pub struct Options {
     pub otlp: Option<String>,
     /// `metriclabels`: `AGG:NAME[,NAME...]`, label names for an aggregation's keys.
     pub metriclabels: Vec<String>,
+    /// `flamegraph`: write the stack-keyed aggregations as an SVG here at exit.
+    pub flamegraph: Option<String>,
     /// `-v` (not an `-x` option): compiling reports stability attributes.
     pub report_stability: bool,
     /// dtrace(1)'s testing mode (`_DTRACE_TESTING` set in the environment; not an
@@ -261,6 +269,8 @@ impl Default for Options {
             aggrate_hz: 1,
             statusrate_hz: 1,
             cleanrate_hz: 101,
+            switchrate_ns: None,
+            statusrate_ns: None,
             quiet: false,
             flowindent: false,
             rawbytes: false,
@@ -317,6 +327,7 @@ impl Default for Options {
             prometheus: None,
             otlp: None,
             metriclabels: Vec::new(),
+            flamegraph: None,
             syslibdir: None,
             cpphdrs: false,
             stdc: StdcMode::A,

@@ -4,8 +4,8 @@
 //! test keeps the two in step.
 
 use super::values::{
-    parse_cflag, parse_count, parse_flag, parse_number, parse_rate, parse_size, BufPolicy,
-    EvalTime, LinkMode, OutputFormat, StdcMode,
+    parse_cflag, parse_count, parse_flag, parse_number, parse_period_ns, parse_rate, parse_size,
+    BufPolicy, EvalTime, LinkMode, OutputFormat, StdcMode,
 };
 use super::{OptError, Options, IREGS};
 
@@ -208,6 +208,8 @@ pub static TABLE: &[OptSpec] = &[
         parse_flag(v)?),
     opt!("dynvarsize", Runtime, |o, v| o.dynvarsize =
         size_or(v, o.dynvarsize)?),
+    opt!("flamegraph", Runtime, |o, v| o.flamegraph =
+        Some(string(v)?)),
     opt!("grabanon", Runtime, |o, v| o.grabanon = parse_flag(v)?),
     opt!("jstackframes", Runtime, |o, v| o.jstackframes =
         parse_count(v)?),
@@ -253,8 +255,10 @@ pub static TABLE: &[OptSpec] = &[
         size_or(v, o.specsize)?),
     opt!("stackframes", Runtime, |o, v| o.stackframes =
         parse_count(v)?),
-    opt!("statusrate", Runtime, |o, v| o.statusrate_hz =
-        parse_rate(need(v)?)?),
+    opt!("statusrate", Runtime, |o, v| {
+        o.statusrate_hz = parse_rate(need(v)?)?;
+        o.statusrate_ns = Some(parse_period_ns(need(v)?)?);
+    }),
     opt!("strsize", Runtime, |o, v| o.strsize =
         strsize(v, o.strsize)?),
     opt!("ustackframes", Runtime, |o, v| o.ustackframes =
@@ -292,8 +296,10 @@ pub static TABLE: &[OptSpec] = &[
     opt!("rawbytes", Dynamic, |o, v| o.rawbytes = parse_flag(v)?),
     opt!("stackindent", Dynamic, |o, v| o.stackindent =
         parse_count(v)?.unwrap_or(0) as u64),
-    opt!("switchrate", Dynamic, |o, v| o.switchrate_hz =
-        parse_rate(need(v)?)?),
+    opt!("switchrate", Dynamic, |o, v| {
+        o.switchrate_hz = parse_rate(need(v)?)?;
+        o.switchrate_ns = Some(parse_period_ns(need(v)?)?);
+    }),
 ];
 
 /// `strsize`: at least 2 (an empty string and its NUL), at most 65536 here.

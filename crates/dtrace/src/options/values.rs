@@ -72,6 +72,35 @@ pub fn parse_rate(v: &str) -> Result<u64, OptError> {
     Ok((SEC / ns).max(1))
 }
 
+/// A rate option's value as its period in nanoseconds (`10hz` is 100 ms,
+/// `16sec` 16 s): what [`parse_rate`]'s whole hertz cannot hold.
+pub fn parse_period_ns(v: &str) -> Result<u64, OptError> {
+    let v = v.trim();
+    let split = if v.starts_with("0x") || v.starts_with("0X") {
+        v.len()
+    } else {
+        v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len())
+    };
+    let n = parse_number(&v[..split])?;
+    const SEC: u64 = 1_000_000_000;
+    let ns = match v[split..].to_ascii_lowercase().as_str() {
+        "" | "hz" if n > 0 => SEC / n,
+        "" | "hz" => 0,
+        "ns" | "nsec" => n,
+        "us" | "usec" => n.saturating_mul(1_000),
+        "ms" | "msec" => n.saturating_mul(1_000_000),
+        "s" | "sec" => n.saturating_mul(SEC),
+        "m" | "min" => n.saturating_mul(60 * SEC),
+        "h" | "hour" => n.saturating_mul(3600 * SEC),
+        "d" | "day" => n.saturating_mul(86400 * SEC),
+        _ => 0,
+    };
+    if ns == 0 {
+        return Err(OptError::bad_value());
+    }
+    Ok(ns)
+}
+
 /// A run-time option's value as libdtrace's `dt_opt_runtime` reads it: no
 /// value is 0, an empty value or a "no" word (`no disable disabled false off
 /// unset`, any case) is unset (`None`), a "yes" word is 1, anything else must be
