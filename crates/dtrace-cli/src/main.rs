@@ -7,7 +7,6 @@ mod docs_check;
 mod header;
 mod output;
 mod run;
-mod targets;
 mod verbose;
 
 fn main() {

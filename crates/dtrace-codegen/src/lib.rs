@@ -65,6 +65,8 @@ mod xlate;
 pub use asm::{MapReloc, RelocKind};
 pub use dtrace_sema::{CompileOptions, KernelOffsets};
 pub use link::{compile, disassemble};
+/// x86_64 `struct pt_regs` offsets, for providers describing user-space arguments.
+pub use trampoline::uprobe::regs as uprobe_regs;
 
 use desc::ProgramDesc;
 use dtrace_bpf::Insn;
@@ -147,6 +149,9 @@ pub enum ProgType {
     PerfEvent,
     /// A perf tracepoint program: the context is the tracepoint's record.
     Tracepoint,
+    /// A kprobe-type program for uprobe_multi links (pid, usdt): the context is
+    /// the user's `struct pt_regs`.
+    Uprobe,
 }
 
 /// Where a program is attached.
@@ -162,6 +167,9 @@ pub enum Attach {
     CpuClock { period_ns: u64, all_cpus: bool },
     /// A kernel tracepoint's perf event (one serves every CPU), by event id.
     Tracepoint { event_id: u32 },
+    /// uprobe_multi links, entry or `ret`urn, one per object file; each probe
+    /// point's cookie is its index in [`BpfProgram::uprobes`].
+    Uprobe { ret: bool },
 }
 
 /// One loadable program.
@@ -174,6 +182,9 @@ pub struct BpfProgram {
     pub relocs: Vec<MapReloc>,
     /// Instruction ranges of each clause subprogram: (range, clause index, clause span).
     pub clause_ranges: Vec<(std::ops::Range<usize>, u32, Span)>,
+    /// [`Attach::Uprobe`]: the probe IDs, indexed by attach cookie (the
+    /// provider knows where each probe's instruction is).
+    pub uprobes: Vec<u32>,
 }
 
 /// The output of code generation.

@@ -9,12 +9,16 @@
 
 pub mod attach;
 pub mod dtrace_provider;
+pub mod elf;
 pub mod pdesc;
+pub mod pid;
+pub mod procmap;
 pub mod profile;
 pub mod sdt;
 pub mod stability;
 pub mod syscall;
 pub mod syscalls_x86_64;
+pub mod usdt;
 
 pub use pdesc::{glob, DescError, ProbeDesc};
 pub use stability::{Attr, DepClass, ProviderAttrs, Stability};
@@ -31,6 +35,41 @@ pub struct ProbeTemplate {
     pub arg_types: Vec<String>,
     /// Where each argument is in the record (tracepoints); see [`ProbeInfo::fields`].
     pub fields: Vec<dtrace_sema::RecordField>,
+}
+
+// --- user-space (per-process) providers: pid, usdt ---
+
+/// A probe of a process-specific provider (`pid123`, `myprov123`) and where
+/// it attaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcProbe {
+    pub provider: String,
+    pub template: ProbeTemplate,
+    pub site: procmap::UprobeSite,
+}
+
+/// Which `D_PROC_*` error a process-specific description gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcErrorKind {
+    /// `D_PROC_GRAB`: no such process.
+    Grab,
+    /// `D_PROC_FUNC`: no such function in the named module.
+    Func,
+    /// `D_PROC_OFF`: an offset past the function's end.
+    Off,
+    /// `D_PROC_ALIGN`: an offset inside an instruction.
+    Align,
+    /// `D_PROC_NAME`: a malformed probe name.
+    Name,
+    /// `D_PROC_LIB`: `-` with a module other than `a.out`.
+    Lib,
+}
+
+/// An error matching a process-specific description, in libdtrace's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcError {
+    pub kind: ProcErrorKind,
+    pub message: String,
 }
 
 /// The provider operations (as libdtrace's provider ops table).
@@ -75,6 +114,8 @@ pub struct Catalog {
     resolved: Vec<bool>,
     /// Some lazy provider's probe was found by name before it was listed.
     found_early: bool,
+    /// Where each user-space (pid, usdt) probe attaches, by probe ID.
+    sites: std::collections::HashMap<u32, procmap::UprobeSite>,
 }
 
 impl Default for Catalog {
@@ -98,6 +139,7 @@ impl Catalog {
             probes: Vec::new(),
             resolved: Vec::new(),
             found_early: false,
+            sites: std::collections::HashMap::new(),
         };
         for i in 0..c.providers.len() {
             if !c.providers[i].lazy() {
@@ -234,9 +276,68 @@ impl Catalog {
         self.probes.get((id as usize).checked_sub(1)?)
     }
 
+    /// Where user-space probe `id` attaches.
+    pub fn uprobe_site(&self, id: u32) -> Option<&procmap::UprobeSite> {
+        self.sites.get(&id)
+    }
+
+    /// Make the probes of a description naming a process (`pid123:...`,
+    /// `myprov123:...`): pid probes from the process's objects' symbols, USDT
+    /// probes from their stapsdt notes. Probes made before keep their IDs.
+    /// `None` when the description names no process. (The module `a.out`
+    /// names the executable, whose probes carry its file name: these probes
+    /// are the answer, not a glob match of the description.)
+    fn add_proc_probes(&mut self, desc: &ProbeDesc) -> Result<Option<Vec<ProbeInfo>>, ProcError> {
+        let Some((prefix, pid)) = procmap::split_pid(&desc.provider) else {
+            return Ok(None);
+        };
+        let found = if prefix == "pid" {
+            pid::probes(pid, &desc.module, &desc.function, &desc.name)?
+        } else {
+            usdt::probes(prefix, pid, &desc.module, &desc.function, &desc.name)?
+        };
+        let mut out = Vec::with_capacity(found.len());
+        for p in found {
+            let t = &p.template;
+            let known = self.probes.iter().find(|q| {
+                q.provider == p.provider
+                    && q.module == t.module
+                    && q.function == t.function
+                    && q.name == t.name
+            });
+            if let Some(q) = known {
+                out.push(q.clone());
+                continue;
+            }
+            let info = self.push(&p.provider, p.template);
+            if let Some(r) = self.resolved.last_mut() {
+                *r = true;
+            }
+            self.sites.insert(info.id, p.site);
+            out.push(info);
+        }
+        Ok(Some(out))
+    }
+
+    /// [`Catalog::matches`], with the errors of process-specific descriptions.
+    pub fn matches_checked(&mut self, desc: &ProbeDesc) -> Result<Vec<ProbeInfo>, ProcError> {
+        match self.add_proc_probes(desc)? {
+            Some(found) => Ok(found),
+            None => Ok(self.match_known(desc)),
+        }
+    }
+
     /// The probes a description matches, creating an on-demand probe if the
     /// description is exact and a provider can make it.
     pub fn matches(&mut self, desc: &ProbeDesc) -> Vec<ProbeInfo> {
+        match self.add_proc_probes(desc) {
+            Ok(Some(found)) => found,
+            Ok(None) => self.match_known(desc),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn match_known(&mut self, desc: &ProbeDesc) -> Vec<ProbeInfo> {
         for i in 0..self.providers.len() {
             if desc.matches_provider(self.providers[i].name()) {
                 self.consult(i, desc);

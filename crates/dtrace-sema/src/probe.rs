@@ -23,6 +23,12 @@ pub enum ProbeKind {
     /// the provider has resolved the probe); arguments come from its record, as
     /// [`ProbeInfo::fields`] says.
     Tracepoint { event_id: u32 },
+    // --- user-space probes (pid, usdt) ---
+    /// `pid<PID>:...` and USDT probes: a kprobe-type program on uprobe_multi
+    /// links (one per object file), told apart by attach cookie; arguments come
+    /// from the user registers and stack, as [`ProbeInfo::fields`] says.
+    /// `ret`: a return probe (uretprobe).
+    Uprobe { ret: bool },
 }
 
 /// How a trampoline finds one argument in the record a tracepoint passes it.
@@ -47,6 +53,13 @@ pub enum FieldKind {
     /// The address of dynamic data: the 32-bit word at the offset holds its
     /// offset in the record (low 16 bits) and its length (high 16 bits).
     DataLoc,
+    // --- user-space probes (pid, usdt): `offset` is a `struct pt_regs` offset ---
+    /// The value of a user register (truncated to `size` bytes).
+    UserReg,
+    /// `size` bytes of user memory at the register's value plus `disp`.
+    UserMem { disp: i32 },
+    /// A constant (`$5` in a USDT argument).
+    Const(i64),
 }
 
 /// One probe as the compiler sees it.

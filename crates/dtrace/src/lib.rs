@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod options;
 mod session;
 pub mod source;
+pub mod targets;
 
 pub use dtrace_providers::{Attr, DepClass, Stability};
 pub use info::{DescriptionInfo, MatchedInfo, ProbeListing, ProgramInfo, StabilityReport};
@@ -391,6 +392,16 @@ impl Dtrace {
         &mut self,
         source: Option<&Source>,
     ) -> Result<(Vec<ProbeListing>, Vec<String>), CompileError> {
+        self.list_with_vars(source, &HashMap::new())
+    }
+
+    /// Like [`Dtrace::list_with_misses`], with macro variables (`$target`
+    /// of `-l -c cmd`) defined.
+    pub fn list_with_vars(
+        &mut self,
+        source: Option<&Source>,
+        macro_vars: &HashMap<String, String>,
+    ) -> Result<(Vec<ProbeListing>, Vec<String>), CompileError> {
         let mut misses = Vec::new();
         let probes: Vec<ProbeInfo> = match source {
             None => {
@@ -399,7 +410,7 @@ impl Dtrace {
             }
             Some(src) => {
                 let src = &*self.preprocessed(src)?;
-                let (program, _, _) = self.parse(src, &[], &HashMap::new())?;
+                let (program, _, _) = self.parse(src, &[], macro_vars)?;
                 for item in &program.items {
                     let dtrace_syntax::ast::Item::Clause(c) = item else {
                         continue;
@@ -511,7 +522,13 @@ impl Dtrace {
                 detail: None,
             })?;
         }
-        Session::new(&sys, &features, compiled, &self.options)
+        let mut sites = std::collections::BTreeMap::new();
+        for id in compiled.programs.iter().flat_map(|p| p.uprobes.iter()) {
+            if let Some(site) = self.catalog.uprobe_site(*id) {
+                sites.insert(*id, site.clone());
+            }
+        }
+        Session::new(&sys, &features, compiled, &self.options, sites)
     }
 }
 

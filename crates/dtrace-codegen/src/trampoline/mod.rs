@@ -7,6 +7,7 @@ pub mod dtrace;
 pub mod profile;
 pub mod syscall;
 pub mod tracepoint;
+pub mod uprobe;
 
 use crate::asm::{Asm, FuncId, Label};
 use crate::layout::{self, Layout};
