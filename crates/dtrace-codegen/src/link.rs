@@ -17,13 +17,15 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Group {
     Begin,
+    /// pid and usdt probes: entry/offset or return. Attached first (groups
+    /// attach in this order), so that a process a kernel probe acts on
+    /// (`raise()` from a syscall probe) cannot run past them unseen.
+    Uprobe(bool),
     SysEnter,
     SysExit,
     Profile(u32),
     /// A kernel tracepoint, by perf event id.
     Tracepoint(u32),
-    /// pid and usdt probes: entry/offset or return.
-    Uprobe(bool),
     End,
 }
 

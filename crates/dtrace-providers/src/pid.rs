@@ -226,11 +226,11 @@ impl Ctx<'_> {
     /// `-`: the probe name is an address in the executable.
     fn absolute(&mut self, objects: &[Object], cache: &mut ElfCache) -> Result<(), ProcError> {
         let name = self.name_pat;
-        if !(self.module_pat.is_empty() || self.module_pat == "*" || self.module_pat == "a.out")
-            && !objects
+        let aout = matches!(self.module_pat, "" | "*" | "a.out")
+            || objects
                 .iter()
-                .any(|o| o.is_exe && procmap::names_object(self.module_pat, o))
-        {
+                .any(|o| o.is_exe && procmap::names_object(self.module_pat, o));
+        if !aout {
             return Err(err(
                 ProcErrorKind::Lib,
                 "only the a.out module is valid with the '-' function".into(),
