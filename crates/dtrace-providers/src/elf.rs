@@ -22,6 +22,23 @@ pub struct Symbol {
     /// Link-time virtual address.
     pub value: u64,
     pub size: u64,
+    /// `STB_LOCAL` (0), `STB_GLOBAL` (1) or `STB_WEAK` (2).
+    pub bind: u8,
+}
+
+impl Symbol {
+    /// How strongly this name stands for its address among aliases (lower is
+    /// preferred): global before weak before local, then fewer leading
+    /// underscores, then shorter (`go` over `_go`, `malloc` over `__libc_malloc`).
+    pub fn preference(&self) -> (u8, usize, usize, &str) {
+        let rank = match self.bind {
+            1 => 0,
+            2 => 1,
+            _ => 2,
+        };
+        let under = self.name.bytes().take_while(|b| *b == b'_').count();
+        (rank, under, self.name.len(), &self.name)
+    }
 }
 
 /// A loadable segment.
@@ -215,6 +232,7 @@ impl Elf {
                     name: name.to_string(),
                     value,
                     size,
+                    bind: info >> 4,
                 });
             }
         }

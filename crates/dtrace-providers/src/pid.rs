@@ -195,6 +195,14 @@ impl Ctx<'_> {
             if elf.writable(sym.value) {
                 return Ok(());
             }
+            // The probe is named by the function's preferred name, as a
+            // lookup by address names it (`_go`, a weak alias, is `go`).
+            let sym = syms
+                .iter()
+                .filter(|s| (s.value, s.size) == (sym.value, sym.size))
+                .filter(|s| !s.name.contains(['@', '.']))
+                .min_by(|a, b| a.preference().cmp(&b.preference()))
+                .unwrap_or(sym);
             return self.per_sym(o, elf, sym);
         }
         // Aliases (same address and size) make one function, named by its
@@ -209,10 +217,7 @@ impl Ctx<'_> {
             let best = syms[i..end]
                 .iter()
                 .filter(|s| !s.name.contains(['@', '.']) && gmatch(func, &s.name))
-                .min_by_key(|s| {
-                    let under = s.name.bytes().take_while(|b| *b == b'_').count();
-                    (under, s.name.len(), s.name.clone())
-                });
+                .min_by(|a, b| a.preference().cmp(&b.preference()));
             i = end;
             if let Some(sym) = best {
                 if !elf.writable(sym.value) {
