@@ -1,12 +1,14 @@
 /* USDT probes through <sys/sdt.h>: `trig:::step` (an int and a string) fires
  * 4 times; `trig:::step-done` (a long) is guarded by its semaphore, so it
  * fires only while it is traced; the program exits with status 3 if it ever
- * saw it enabled, 0 if not (it prints nothing, so as not to mix with dtrace). */
+ * saw it enabled, 0 if not (it prints nothing, so as not to mix with dtrace).
+ * `trig:::twice` has two sites whose argument is a different constant (1, 2). */
 #define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
 
 unsigned short trig_step_semaphore __attribute__((section(".probes")));
 unsigned short trig_step__done_semaphore __attribute__((section(".probes")));
+unsigned short trig_twice_semaphore __attribute__((section(".probes")));
 
 static const char word[] = "hello";
 
@@ -27,5 +29,7 @@ int main(void)
 		step(i);
 		enabled |= trig_step__done_semaphore != 0;
 	}
+	DTRACE_PROBE1(trig, twice, 1);
+	DTRACE_PROBE1(trig, twice, 2);
 	return enabled ? 3 : 0;
 }

@@ -182,9 +182,10 @@ pub struct BpfProgram {
     pub relocs: Vec<MapReloc>,
     /// Instruction ranges of each clause subprogram: (range, clause index, clause span).
     pub clause_ranges: Vec<(std::ops::Range<usize>, u32, Span)>,
-    /// [`Attach::Uprobe`]: the probe IDs, indexed by attach cookie (the
-    /// provider knows where each probe's instruction is).
-    pub uprobes: Vec<u32>,
+    /// [`Attach::Uprobe`]: by attach cookie, the probe ID and which of its
+    /// argument layouts the sites with that cookie use (the provider knows
+    /// where each probe's sites are).
+    pub uprobes: Vec<(u32, u16)>,
 }
 
 /// The output of code generation.

@@ -349,45 +349,56 @@ fn link(
 /// The table of a uprobe program (see `trampoline::uprobe`).
 struct UprobeTable {
     map: usize,
-    /// Probe IDs by cookie.
-    probes: Vec<u32>,
+    /// Probe ID and argument layout by cookie.
+    probes: Vec<(u32, u16)>,
     /// Byte offset of the spec id in an entry.
     spec_at: i16,
     /// Distinct argument layouts, by spec id.
     specs: Vec<Vec<dtrace_sema::RecordField>>,
 }
 
-/// Cookie -> {probe id, probe index, clause mask words, spec id}.
+/// Cookie -> {probe id, probe index, clause mask words, spec id}: one cookie
+/// per argument layout of each probe.
 fn uprobe_table(l: &mut Layout, ret: bool, members: &[(usize, Vec<ProbeInfo>)]) -> UprobeTable {
     let words = members.len().div_ceil(32).max(1);
     let spec_at = 8 + 4 * words;
     let vsize = round8(spec_at as u32 + 4);
-    let mut probes: Vec<(u32, Vec<u32>, usize)> = Vec::new();
+    // (probe id, layout) -> clause mask, spec id
+    let mut probes: Vec<((u32, u16), Vec<u32>, usize)> = Vec::new();
     let mut specs: Vec<Vec<dtrace_sema::RecordField>> = Vec::new();
     for (k, (_, ps)) in members.iter().enumerate() {
         for p in ps {
-            let at = match probes.iter().position(|(id, _, _)| *id == p.id) {
-                Some(at) => at,
-                None => {
-                    let spec = match specs.iter().position(|s| *s == p.fields) {
-                        Some(s) => s,
-                        None => {
-                            specs.push(p.fields.clone());
-                            specs.len() - 1
-                        }
-                    };
-                    probes.push((p.id, vec![0; words], spec));
-                    probes.len() - 1
-                }
+            let n = p.arg_types.len();
+            let layouts: Vec<&[dtrace_sema::RecordField]> = if n == 0 || p.fields.is_empty() {
+                vec![&[]]
+            } else {
+                p.fields.chunks(n).collect()
             };
-            if let Some(w) = probes[at].1.get_mut(k / 32) {
-                *w |= 1 << (k % 32);
+            for (j, fields) in layouts.into_iter().enumerate() {
+                let key = (p.id, j as u16);
+                let at = match probes.iter().position(|(q, _, _)| *q == key) {
+                    Some(at) => at,
+                    None => {
+                        let spec = match specs.iter().position(|s| s.as_slice() == fields) {
+                            Some(s) => s,
+                            None => {
+                                specs.push(fields.to_vec());
+                                specs.len() - 1
+                            }
+                        };
+                        probes.push((key, vec![0; words], spec));
+                        probes.len() - 1
+                    }
+                };
+                if let Some(w) = probes[at].1.get_mut(k / 32) {
+                    *w |= 1 << (k % 32);
+                }
             }
         }
     }
     let name = if ret { "dt_uret" } else { "dt_uprobe" };
     let mut m = MapSpec::new(name, MapKind::Array, 4, vsize, probes.len().max(1) as u32);
-    for (cookie, (id, mask, spec)) in probes.iter().enumerate() {
+    for (cookie, ((id, _), mask, spec)) in probes.iter().enumerate() {
         let mut v = Vec::new();
         v.extend_from_slice(&id.to_ne_bytes());
         v.extend_from_slice(&l.probe_index.get(id).copied().unwrap_or(0).to_ne_bytes());

@@ -30,13 +30,13 @@ impl std::fmt::Display for AttachError {
 }
 
 /// Attach `prog` as `attach` says. `Begin`/`End` are not attached (they are run).
-/// `sites` are where a uprobe program's probes are, by cookie.
+/// `sites` are where a uprobe program's probes are, with their cookies.
 pub fn attach(
     sys: &SysRef,
     features: &Features,
     prog: &ProgFd,
     attach: &Attach,
-    sites: &[UprobeSite],
+    sites: &[(UprobeSite, u64)],
 ) -> Result<Option<Attachment>, AttachError> {
     match *attach {
         Attach::Uprobe { ret } => attach_uprobes(prog, ret, sites).map(Some),
@@ -92,21 +92,21 @@ pub fn attach(
     }
 }
 
-/// One uprobe_multi link per (file, process); cookie `k` is `sites[k]`.
+/// One uprobe_multi link per (file, process).
 fn attach_uprobes(
     prog: &ProgFd,
     ret: bool,
-    sites: &[UprobeSite],
+    sites: &[(UprobeSite, u64)],
 ) -> Result<Attachment, AttachError> {
     let mut groups: BTreeMap<(PathBuf, u32), Vec<UprobePoint>> = BTreeMap::new();
-    for (k, s) in sites.iter().enumerate() {
+    for (s, k) in sites {
         groups
             .entry((s.path.clone(), s.pid))
             .or_default()
             .push(UprobePoint {
                 offset: s.offset,
                 ref_ctr_offset: s.ref_ctr_offset,
-                cookie: k as u64,
+                cookie: *k,
             });
     }
     let mut links = Vec::with_capacity(groups.len());

@@ -114,8 +114,10 @@ pub struct Catalog {
     resolved: Vec<bool>,
     /// Some lazy provider's probe was found by name before it was listed.
     found_early: bool,
-    /// Where each user-space (pid, usdt) probe attaches, by probe ID.
-    sites: std::collections::HashMap<u32, procmap::UprobeSite>,
+    /// Where each user-space (pid, usdt) probe attaches, by probe ID: its
+    /// sites, each with the index of its argument layout among the probe's
+    /// (a USDT probe's sites may keep their arguments in different places).
+    sites: std::collections::HashMap<u32, Vec<(procmap::UprobeSite, u16)>>,
 }
 
 impl Default for Catalog {
@@ -276,9 +278,41 @@ impl Catalog {
         self.probes.get((id as usize).checked_sub(1)?)
     }
 
-    /// Where user-space probe `id` attaches.
-    pub fn uprobe_site(&self, id: u32) -> Option<&procmap::UprobeSite> {
-        self.sites.get(&id)
+    /// Where user-space probe `id` attaches, and which of its argument
+    /// layouts each site uses (see [`ProbeKind::Uprobe`]).
+    pub fn uprobe_sites(&self, id: u32) -> &[(procmap::UprobeSite, u16)] {
+        self.sites.get(&id).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Add `site` (its arguments at `fields`) to known probe `index`.
+    fn add_site(
+        &mut self,
+        index: usize,
+        site: procmap::UprobeSite,
+        fields: Vec<dtrace_sema::RecordField>,
+    ) {
+        let Some(q) = self.probes.get_mut(index) else {
+            return;
+        };
+        let sites = self.sites.entry(q.id).or_default();
+        if sites.iter().any(|(s, _)| *s == site) {
+            return;
+        }
+        let n = q.arg_types.len();
+        let layout = if n == 0 {
+            Some(0)
+        } else {
+            q.fields.chunks(n).position(|c| c == fields.as_slice())
+        };
+        let layout = match layout {
+            Some(l) => l,
+            None if fields.len() == n => {
+                q.fields.extend(fields);
+                q.fields.len() / n - 1
+            }
+            None => return,
+        };
+        sites.push((site, layout as u16));
     }
 
     /// Make the probes of a description naming a process (`pid123:...`,
@@ -305,16 +339,28 @@ impl Catalog {
                     && q.function == t.function
                     && q.name == t.name
             });
-            if let Some(q) = known {
-                out.push(q.clone());
-                continue;
+            let index = match known {
+                Some(q) => (q.id - 1) as usize,
+                None => {
+                    let mut t = p.template.clone();
+                    t.fields.clear();
+                    self.push(&p.provider, t);
+                    if let Some(r) = self.resolved.last_mut() {
+                        *r = true;
+                    }
+                    self.probes.len() - 1
+                }
+            };
+            self.add_site(index, p.site, p.template.fields);
+            if !out.iter().any(|q: &ProbeInfo| q.id as usize == index + 1) {
+                out.extend(self.probes.get(index).cloned());
             }
-            let info = self.push(&p.provider, p.template);
-            if let Some(r) = self.resolved.last_mut() {
-                *r = true;
+        }
+        // The probes as complete as this match made them (every site's layout).
+        for q in &mut out {
+            if let Some(full) = self.probes.get(q.id as usize - 1) {
+                q.fields = full.fields.clone();
             }
-            self.sites.insert(info.id, p.site);
-            out.push(info);
         }
         Ok(Some(out))
     }

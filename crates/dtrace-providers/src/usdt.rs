@@ -233,9 +233,14 @@ pub fn probes(
             if !m(function, &func) {
                 continue;
             }
-            let Some(offset) = elf.file_offset(n.pc) else {
+            let Some(mut offset) = elf.file_offset(n.pc) else {
                 continue;
             };
+            // A `nop; nop5` site: probing the 5-byte nop lets the kernel
+            // replace the trap by a call (Linux 6.18's optimized uprobes).
+            if elf.bytes_at(n.pc, 6) == Some(&[0x90, 0x0f, 0x1f, 0x44, 0x00, 0x00][..]) {
+                offset += 1;
+            }
             let ref_ctr_offset = if n.semaphore == 0 {
                 0
             } else {

@@ -38,8 +38,9 @@ pub struct Drops {
 pub struct Session {
     attachments: Vec<Attachment>,
     progs: Vec<(ProgFd, Attach)>,
-    /// Where each uprobe program's probes attach, by cookie (parallel to `progs`).
-    uprobe_sites: Vec<Vec<UprobeSite>>,
+    /// Where each uprobe program's probes attach, with their cookies
+    /// (parallel to `progs`).
+    uprobe_sites: Vec<Vec<(UprobeSite, u64)>>,
     ringbuf: RingBuf,
     maps: Vec<MapFd>,
     sys: SysRef,
@@ -58,8 +59,9 @@ pub struct LoadOptions {
     /// `-x bpflog`: keep each program's verifier log, starting with a buffer of
     /// this many bytes (`-x bpflogsize`).
     pub bpflog: Option<usize>,
-    /// Where each user-space (pid, usdt) probe attaches, by probe ID.
-    pub uprobe_sites: BTreeMap<u32, UprobeSite>,
+    /// Where each user-space (pid, usdt) probe attaches, by probe ID: its
+    /// sites, each with the index of the argument layout it uses.
+    pub uprobe_sites: BTreeMap<u32, Vec<(UprobeSite, u16)>>,
 }
 
 impl Session {
@@ -90,11 +92,18 @@ impl Session {
         let mut uprobe_sites = Vec::with_capacity(compiled.programs.len());
         for p in &compiled.programs {
             let mut sites = Vec::with_capacity(p.uprobes.len());
-            for id in &p.uprobes {
-                let site = opts.uprobe_sites.get(id).ok_or_else(|| {
-                    RuntimeError::Attach(format!("probe {id} has no user-space location"))
-                })?;
-                sites.push(site.clone());
+            for (cookie, (id, layout)) in p.uprobes.iter().enumerate() {
+                let of_probe = opts.uprobe_sites.get(id).map(Vec::as_slice).unwrap_or(&[]);
+                if of_probe.is_empty() {
+                    return Err(RuntimeError::Attach(format!(
+                        "probe {id} has no user-space location"
+                    )));
+                }
+                for (site, l) in of_probe {
+                    if l == layout {
+                        sites.push((site.clone(), cookie as u64));
+                    }
+                }
             }
             uprobe_sites.push(sites);
             let (fd, log) = load_program(sys, p, &maps, opts.bpflog)?;

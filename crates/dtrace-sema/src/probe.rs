@@ -27,7 +27,9 @@ pub enum ProbeKind {
     /// `pid<PID>:...` and USDT probes: a kprobe-type program on uprobe_multi
     /// links (one per object file), told apart by attach cookie; arguments come
     /// from the user registers and stack, as [`ProbeInfo::fields`] says.
-    /// `ret`: a return probe (uretprobe).
+    /// `ret`: a return probe (uretprobe). [`ProbeInfo::fields`] holds one
+    /// layout of `arg_types.len()` arguments per distinct way the probe's
+    /// sites keep them (USDT sites differ; a pid probe has one).
     Uprobe { ret: bool },
 }
 

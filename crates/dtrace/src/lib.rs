@@ -523,10 +523,8 @@ impl Dtrace {
             })?;
         }
         let mut sites = std::collections::BTreeMap::new();
-        for id in compiled.programs.iter().flat_map(|p| p.uprobes.iter()) {
-            if let Some(site) = self.catalog.uprobe_site(*id) {
-                sites.insert(*id, site.clone());
-            }
+        for (id, _) in compiled.programs.iter().flat_map(|p| p.uprobes.iter()) {
+            sites.insert(*id, self.catalog.uprobe_sites(*id).to_vec());
         }
         Session::new(&sys, &features, compiled, &self.options, sites)
     }

@@ -61,7 +61,10 @@ impl Session {
         features: &Features,
         compiled: CompiledProgram,
         options: &Options,
-        uprobe_sites: std::collections::BTreeMap<u32, dtrace_providers::procmap::UprobeSite>,
+        uprobe_sites: std::collections::BTreeMap<
+            u32,
+            Vec<(dtrace_providers::procmap::UprobeSite, u16)>,
+        >,
     ) -> Result<Session, ExecError> {
         let load = dtrace_runtime::LoadOptions {
             bpflog: options
