@@ -46,6 +46,7 @@ mod speculation;
 mod strfn;
 pub mod symbols;
 pub mod types;
+mod uregs;
 mod vars;
 mod xlate;
 

@@ -5,7 +5,8 @@
 //! - Built-in libraries (`crates/dtrace/lib/*.d`) are embedded in the binary:
 //!   `errno.d` (Linux errno constants), `signal.d` (signal numbers), `procfs.d`
 //!   (`psinfo_t`, `lwpsinfo_t`, their translators from `struct task_struct *`,
-//!   `curpsinfo`, `curlwpsinfo`).
+//!   `curpsinfo`, `curlwpsinfo`), `cpuinfo.d` (`curcpu`), `regs.d` (the `R_*`
+//!   indices of `uregs[]`).
 //! - User libraries: every `*.d` file of each `-L dir` / `-x libdir=dir`
 //!   directory, directories in the order given, files in name order.
 //!
@@ -33,6 +34,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("signal.d", include_str!("../lib/signal.d")),
     ("procfs.d", include_str!("../lib/procfs.d")),
     ("cpuinfo.d", include_str!("../lib/cpuinfo.d")),
+    ("regs.d", include_str!("../lib/regs.d")),
 ];
 
 /// Type names sema defines before any program (the parser must know them to read
