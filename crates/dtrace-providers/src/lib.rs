@@ -471,6 +471,52 @@ mod tests {
     }
 
     #[test]
+    fn user_probe_sites_keep_their_argument_layouts() {
+        use dtrace_sema::{FieldKind, RecordField};
+        let site = |offset| procmap::UprobeSite {
+            path: "/x".into(),
+            offset,
+            ref_ctr_offset: 0,
+            pid: 7,
+            ret: false,
+        };
+        let konst = |v| RecordField {
+            offset: 0,
+            size: 4,
+            signed: true,
+            kind: FieldKind::Const(v),
+        };
+        let mut c = Catalog::new();
+        let info = c.push(
+            "p7",
+            ProbeTemplate {
+                module: "x".into(),
+                function: "main".into(),
+                name: "twice".into(),
+                kind: ProbeKind::Uprobe { ret: false },
+                arg_types: vec!["int32_t".into()],
+                fields: Vec::new(),
+            },
+        );
+        let index = (info.id - 1) as usize;
+        c.add_site(index, site(10), vec![konst(1)]);
+        c.add_site(index, site(20), vec![konst(2)]);
+        c.add_site(index, site(30), vec![konst(1)]);
+        c.add_site(index, site(20), vec![konst(2)]); // again: no new site
+        let sites: Vec<(u64, u16)> = c
+            .uprobe_sites(info.id)
+            .iter()
+            .map(|(s, l)| (s.offset, *l))
+            .collect();
+        assert_eq!(sites, vec![(10, 0), (20, 1), (30, 0)]);
+        let p = c.by_id(info.id).expect("probe");
+        assert_eq!(p.fields, vec![konst(1), konst(2)]);
+        // A layout of the wrong arity is not taken.
+        c.add_site(index, site(40), vec![konst(1), konst(2)]);
+        assert_eq!(c.uprobe_sites(info.id).len(), 3);
+    }
+
+    #[test]
     fn lazy_providers_are_listed_only_when_asked() {
         let mut c = Catalog::new();
         assert!(c.probes().iter().all(|p| p.provider != "sdt"));
