@@ -119,7 +119,7 @@ pub fn spawn_gated<S: AsRef<OsStr>>(argv: &[S]) -> Result<Child, SpawnError> {
     let (err_read, err_write) = pipe().map_err(SpawnError::Setup)?;
 
     // SAFETY: fork has no memory-safety preconditions. In the child we only call
-    // async-signal-safe functions (close, read, sigprocmask, signal, execv, write,
+    // async-signal-safe functions (close, read, prctl, sigprocmask, signal, execv, write,
     // _exit) on data prepared before the fork, and never return from this function.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
@@ -173,6 +173,10 @@ fn child_after_fork(
             libc::_exit(GATE_CLOSED_STATUS);
         }
         libc::close(gate_read);
+        // If dtrace dies (even by SIGKILL) the command dies too: it may be
+        // stopped at its entry point waiting for dtrace, and dtrace(1) never
+        // leaves the processes it created behind.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
 
         // dtrace blocks signals for its signalfd and Rust ignores SIGPIPE: the
         // command must start with the defaults.
