@@ -219,6 +219,7 @@ mod tests {
             insns,
             relocs,
             clause_ranges: vec![(0..2, 0, span), (2..8, 1, span)],
+            uprobes: Vec::new(),
         }
     }
 
