@@ -1,6 +1,0 @@
-/* uregs[] takes an integer constant index (a register named by regs.d). */
-BEGIN
-{
-	i = 3;
-	trace(uregs[i]);
-}
