@@ -8,7 +8,6 @@ mod header;
 mod output;
 mod run;
 mod sink;
-mod targets;
 mod verbose;
 
 fn main() {

@@ -340,6 +340,9 @@ pub enum TExprKind {
     /// The library intrinsic `__dt_curcpu()`: the address (an integer) of this
     /// CPU's `cpuinfo_t`, filled in: CPU number, -1, -1, NUMA node.
     CurCpu,
+    /// `uregs[R_*]`: word `n` (0..20) of the current thread's saved user
+    /// registers (`struct pt_regs`), a `uint64_t`; 0 if they cannot be read.
+    URegs(u8),
     /// The library intrinsic `__dt_uword(addr)`: the 64-bit word at `addr` in the
     /// current process's user memory (type `uint64_t`), 0 when it cannot be read.
     UserWord(Box<TExpr>),

@@ -49,6 +49,7 @@ mod strfn;
 mod subr;
 pub mod symbols;
 pub mod types;
+mod uregs;
 mod vars;
 mod xlate;
 

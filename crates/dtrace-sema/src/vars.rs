@@ -481,6 +481,9 @@ impl<'a> Checker<'a> {
             K::Ident(name) if name == "args" && !self.arrays.contains_key(name) => {
                 self.args_index(index, span)
             }
+            K::Ident(name) if name == "uregs" && !self.arrays.contains_key(name) => {
+                self.uregs_index(index, span)
+            }
             K::Ident(name) if !self.arrays.contains_key(name) && self.names_object(name) => {
                 self.c_index(base, index, span)
             }

@@ -10,7 +10,8 @@
 //!   `devinfo_t`, `fileinfo_t` and their translators from the block layer).
 //!   A provider whose arguments are translated (`proc`, `sched`, `io`) loads
 //!   the library defining their types when a program names it. `net.d` holds
-//!   (`ipaddr_t`, `in6_addr_t`, `AF_*`, `IPPROTO_*`, `ARPHRD_*`).
+//!   (`ipaddr_t`, `in6_addr_t`, `AF_*`, `IPPROTO_*`, `ARPHRD_*`); `regs.d`
+//!   the `R_*` indices of `uregs[]`.
 //! - User libraries: every `*.d` file of each `-L dir` / `-x libdir=dir`
 //!   directory, directories in the order given, files in name order.
 //!
@@ -40,6 +41,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("procfs.d", include_str!("../lib/procfs.d")),
     ("io.d", include_str!("../lib/io.d")),
     ("net.d", include_str!("../lib/net.d")),
+    ("regs.d", include_str!("../lib/regs.d")),
 ];
 
 /// Type names sema defines before any program (the parser must know them to read
