@@ -314,6 +314,7 @@ impl<'a> Checker<'a> {
                 name: full.clone(),
                 keys: kt,
                 value,
+                ckind: CKind::Unknown,
             });
             self.arrays.insert(full, a);
             return Ok(());

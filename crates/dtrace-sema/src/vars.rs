@@ -104,6 +104,7 @@ impl<'a> Checker<'a> {
                             name: name.clone(),
                             ty,
                             span: lhs.span,
+                            ckind: CKind::Unknown,
                         });
                         self.globals.insert(name.clone(), id);
                         id
@@ -142,6 +143,7 @@ impl<'a> Checker<'a> {
                             name: name.clone(),
                             ty,
                             span: lhs.span,
+                            ckind: CKind::Unknown,
                         });
                         map.insert(name.clone(), id);
                         id
@@ -188,6 +190,7 @@ impl<'a> Checker<'a> {
                             name: name.clone(),
                             keys: keys.iter().map(|k| k.ty).collect(),
                             value: ty,
+                            ckind: CKind::Unknown,
                         });
                         self.arrays.insert(name.clone(), a);
                         a
@@ -331,6 +334,7 @@ impl<'a> Checker<'a> {
             name: name.to_string(),
             ty,
             span,
+            ckind: CKind::Unknown,
         });
         self.globals.insert(name.to_string(), id);
         id
@@ -342,6 +346,7 @@ impl<'a> Checker<'a> {
             name: name.to_string(),
             ty,
             span,
+            ckind: CKind::Unknown,
         });
         self.thread.insert(name.to_string(), id);
         id
@@ -353,6 +358,7 @@ impl<'a> Checker<'a> {
             name: name.to_string(),
             ty,
             span,
+            ckind: CKind::Unknown,
         });
         self.clause.insert(name.to_string(), id);
         id
@@ -364,6 +370,7 @@ impl<'a> Checker<'a> {
             name: name.to_string(),
             keys: keys.iter().map(|k| k.ty).collect(),
             value,
+            ckind: CKind::Unknown,
         });
         self.arrays.insert(name.to_string(), a);
         a
