@@ -218,4 +218,19 @@ impl<'a> Gen<'a> {
         self.put(d, w);
         d
     }
+
+    /// The address of the current thread's user `pt_regs`, as a number.
+    pub fn user_regs(&mut self) -> Val {
+        self.a.call_helper(helper::GET_CURRENT_TASK_BTF);
+        self.a.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
+        self.a.call_helper(helper::TASK_PT_REGS);
+        self.launder(Reg::R0);
+        let d = self.alloc(false);
+        let w = self.work_reg(d, Reg::R0);
+        if w != Reg::R0 {
+            self.a.emit(Insn::mov64_reg(w, Reg::R0));
+        }
+        self.put(d, w);
+        d
+    }
 }

@@ -246,6 +246,7 @@ impl<'a> Gen<'a> {
             TExprKind::UserArgs { start, end } => self.user_args(start, end, &e.ty),
             TExprKind::UserWord(addr) => self.user_word(addr),
             TExprKind::CurCpu => self.curcpu(),
+            TExprKind::UserRegs => self.user_regs(),
             TExprKind::CheckIndex { index, len } => self.check_index(index, *len),
             TExprKind::Build { size, members } => self.build(*size, members),
             TExprKind::Speculation => self.speculation(),

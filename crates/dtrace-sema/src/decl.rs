@@ -291,8 +291,18 @@ impl<'a> Checker<'a> {
                     kt.push(tid);
                 }
             }
-            for k in keys {
+            for (i, k) in keys.iter().enumerate() {
                 let id = self.type_name(k)?;
+                if matches!(self.types.kind(self.types.resolve(id)), TypeKind::Void) {
+                    return Err(Diagnostic::new(
+                        Tag::D_DECL_PROTO_TYPE,
+                        span,
+                        format!(
+                            "array prototype may not use parameter of type void: (anonymous), parameter #{}",
+                            i + 1
+                        ),
+                    ));
+                }
                 let t = self.storage_type(name, id, k.span, false)?;
                 kt.push(t);
             }

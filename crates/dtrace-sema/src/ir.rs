@@ -340,6 +340,9 @@ pub enum TExprKind {
     /// The library intrinsic `__dt_curcpu()`: the address (an integer) of this
     /// CPU's `cpuinfo_t`, filled in: CPU number, -1, -1, NUMA node.
     CurCpu,
+    /// The address (an integer) of the current thread's user-mode registers,
+    /// the `struct pt_regs` the kernel saved on entry (`uregs[]`).
+    UserRegs,
     /// The library intrinsic `__dt_uword(addr)`: the 64-bit word at `addr` in the
     /// current process's user memory (type `uint64_t`), 0 when it cannot be read.
     UserWord(Box<TExpr>),

@@ -21,7 +21,7 @@
 //! the D libraries may call), `speculation` (speculation subroutine and actions,
 //! and their placement rules), `strfn` (the string subroutines' prototypes),
 //! `memsubr` (`alloca`, `bcopy`, `copyin*`, `copyout*` and alloca-pointer
-//! tracking), `visit` (walking the typed program; the variables a clause uses).
+//! tracking), `uregs` (`uregs[]` and its register numbering), `visit` (walking the typed program; the variables a clause uses).
 
 mod actions;
 mod actions_ctl;
@@ -48,6 +48,7 @@ mod speculation;
 mod strfn;
 pub mod symbols;
 pub mod types;
+mod uregs;
 mod vars;
 pub mod visit;
 mod xlate;

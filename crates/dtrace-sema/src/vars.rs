@@ -383,7 +383,8 @@ impl<'a> Checker<'a> {
                 Tag::D_NOREG,
                 span,
                 "Insufficient tuple registers to generate code",
-            ));
+            )
+            .without_line());
         }
         let mut keys = Vec::new();
         let depth = self.depth;
@@ -466,7 +467,7 @@ impl<'a> Checker<'a> {
                         Tag::D_PROTO_ARG,
                         k.span,
                         format!(
-                            "{what} key #{} is incompatible with prototype:\n\tprototype: {}\n\t argument: {}",
+                            "{what} key #{} is incompatible with prototype:\n\tprototype: {}\n\t      key: {}",
                             i + 1,
                             self.name(p),
                             self.name(&k.ty)
@@ -487,6 +488,9 @@ impl<'a> Checker<'a> {
         match &base.kind {
             K::Ident(name) if name == "args" && !self.arrays.contains_key(name) => {
                 self.args_index(index, span)
+            }
+            K::Ident(name) if name == "uregs" && !self.arrays.contains_key(name) => {
+                self.uregs_index(index, span)
             }
             K::Ident(name) if !self.arrays.contains_key(name) && self.names_object(name) => {
                 self.c_index(base, index, span)

@@ -13,6 +13,7 @@ pub fn each_child<'e>(e: &'e TExpr, f: &mut dyn FnMut(&'e TExpr)) {
         | K::Builtin(_)
         | K::Var(_)
         | K::CurCpu
+        | K::UserRegs
         | K::Speculation
         | K::Stack { .. } => {}
         K::ArrayGet { keys, .. } => keys.iter().for_each(f),

@@ -7,7 +7,8 @@
 //!   (`psinfo_t`, `lwpsinfo_t`, their translators from `struct task_struct *`,
 //!   `curpsinfo`, `curlwpsinfo`, and `cpuinfo_t` from a task for `sched`),
 //!   `cpuinfo.d` (`curcpu`, `pset`, `chip`, `lgrp`), `io.d` (`bufinfo_t`,
-//!   `devinfo_t`, `fileinfo_t` and their translators from the block layer).
+//!   `devinfo_t`, `fileinfo_t` and their translators from the block layer),
+//!   `regs.d` (the `R_*` register numbers of `uregs[]`).
 //!   A provider whose arguments are translated (`proc`, `sched`, `io`) loads
 //!   the library defining their types when a program names it.
 //! - User libraries: every `*.d` file of each `-L dir` / `-x libdir=dir`
@@ -38,6 +39,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("cpuinfo.d", include_str!("../lib/cpuinfo.d")),
     ("procfs.d", include_str!("../lib/procfs.d")),
     ("io.d", include_str!("../lib/io.d")),
+    ("regs.d", include_str!("../lib/regs.d")),
 ];
 
 /// Type names sema defines before any program (the parser must know them to read
