@@ -40,7 +40,7 @@ fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnosti
         }
         LayoutError::Incomplete { member, .. } => (Tag::D_DECL_INCOMPLETE, Some(member)),
         LayoutError::Redefined { .. } => (Tag::D_DECL_TYPERED, None),
-        LayoutError::DuplicateMember { member } => (Tag::D_DECL_IDRED, Some(member)),
+        LayoutError::DuplicateMember { member } => (Tag::D_UNKNOWN, Some(member)),
         LayoutError::BitfieldType { member, .. } => (Tag::D_DECL_BFTYPE, Some(member)),
         LayoutError::BitfieldWidth { member, .. } => (Tag::D_DECL_BFSIZE, Some(member)),
         LayoutError::NamedZeroWidth { member } => (Tag::D_DECL_BFCONST, Some(member)),
@@ -58,6 +58,10 @@ fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnosti
         LayoutError::NamedZeroWidth { .. } => BFCONST_MSG.to_string(),
         LayoutError::Incomplete { ty, .. } if ty == "void" => {
             format!("cannot have void object: {idname}")
+        }
+        // libdtrace passes on libctf's error.
+        LayoutError::DuplicateMember { .. } => {
+            format!("failed to define member '{idname}': Duplicate member or variable name")
         }
         _ => e.to_string(),
     };
@@ -519,6 +523,15 @@ impl<'a> Checker<'a> {
                     Tag::D_DECL_ENOFLOW,
                     *espan,
                     format!("enumerator '{name}' value overflows INT_MAX ({})", i32::MAX),
+                ));
+            }
+            if vals.iter().any(|o: &Enumerator| o.name == *name) {
+                return Err(Diagnostic::new(
+                    Tag::D_UNKNOWN,
+                    e.as_ref().map_or(*espan, |e| e.span),
+                    format!(
+                        "failed to define enumerator '{name}': Duplicate member or variable name"
+                    ),
                 ));
             }
             vals.push(Enumerator {

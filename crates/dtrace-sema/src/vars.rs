@@ -156,6 +156,15 @@ impl<'a> Checker<'a> {
                 };
                 self.finish_assign(LValue::Var(vr), ty, r, span)
             }
+            // `p.x = v` with `p` a pointer: the member error first.
+            K::Member {
+                base,
+                name,
+                arrow: false,
+            } if self.expr(base).is_ok_and(|b| b.ty.is_ptr()) => {
+                self.member(base, name, false, lhs.span)?;
+                Err(not_writable(lhs, "="))
+            }
             K::Index { .. } | K::Member { arrow: false, .. }
                 if self.scalar_array_elem(lhs)?.is_some() =>
             {
@@ -302,6 +311,15 @@ impl<'a> Checker<'a> {
                     self.out.clause_vars[id as usize].ty,
                 ))
             }
+            // `p.x` with `p` a pointer: the member error first, as when read.
+            K::Member {
+                base,
+                name,
+                arrow: false,
+            } if self.expr(base).is_ok_and(|b| b.ty.is_ptr()) => {
+                self.member(base, name, false, e.span)?;
+                Err(not_writable(e, sym))
+            }
             K::Index { .. } | K::Member { arrow: false, .. }
                 if self.scalar_array_elem(e)?.is_some() =>
             {
@@ -377,6 +395,12 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn keys(&mut self, index: &[ast::Expr]) -> R<Vec<TExpr>> {
+        self.keys_of(index, false)
+    }
+
+    /// [`Checker::keys`]; with `sou`, structs and unions are keys too (by their
+    /// bytes), as in associative arrays.
+    pub(crate) fn keys_of(&mut self, index: &[ast::Expr], sou: bool) -> R<Vec<TExpr>> {
         if index.len() > self.opts.tregs as usize {
             let span = index.first().map_or(Span::default(), |k| k.span);
             return Err(Diagnostic::new(
@@ -398,9 +422,13 @@ impl<'a> Checker<'a> {
             let t = if let Ty::Stack { .. } = t.ty {
                 t
             } else {
-                self.storable(t)?
+                self.storable_in(t, sou)?
             };
-            if !(t.ty.is_int_or_ptr() || t.ty.is_str() || matches!(t.ty, Ty::Stack { .. })) {
+            if !(t.ty.is_int_or_ptr()
+                || t.ty.is_str()
+                || matches!(t.ty, Ty::Stack { .. })
+                || (sou && t.ty.is_agg()))
+            {
                 return Err(Diagnostic::new(
                     Tag::D_KEY_TYPE,
                     k.span,
@@ -462,6 +490,12 @@ impl<'a> Checker<'a> {
                     out.push(*p)
                 }
                 (Ty::Str { cap: a }, Ty::Str { cap: b }) => out.push(Ty::Str { cap: *a.max(b) }),
+                (Ty::Agg { id: a, .. }, Ty::Agg { id: b, .. })
+                    if self.types.name_of(self.types.resolve(*a))
+                        == self.types.name_of(self.types.resolve(*b)) =>
+                {
+                    out.push(*p)
+                }
                 _ => {
                     return Err(Diagnostic::new(
                         Tag::D_PROTO_ARG,
@@ -499,7 +533,7 @@ impl<'a> Checker<'a> {
                 let Some(array) = self.arrays.get(name).copied() else {
                     return Err(undefined(name, base.span));
                 };
-                let keys = self.keys(index)?;
+                let keys = self.keys_of(index, true)?;
                 let keys = self.match_keys(array, name, keys, span)?;
                 let ty = self.out.arrays[array as usize].value;
                 Ok(mk(TExprKind::ArrayGet { array, keys }, ty, span))
@@ -548,7 +582,7 @@ impl<'a> Checker<'a> {
             }
         }
         self.depth += keys.len() as u32;
-        let user = self.keys(index);
+        let user = self.keys_of(index, true);
         self.depth -= keys.len() as u32;
         keys.extend(user?);
         Ok(keys)
