@@ -598,6 +598,18 @@ impl<'a> Checker<'a> {
             Ty::Ptr { id } => c.pointee(*id).map(|p| c.elem_size(p)).unwrap_or(1),
             _ => 1,
         };
+        // A `void *` has no step: D refuses arithmetic on it.
+        let is_void = |c: &Self, t: &Ty| match t {
+            Ty::Ptr { id } => c
+                .pointee(*id)
+                .is_some_and(|p| matches!(c.types.kind(c.types.resolve(p)), TypeKind::Void)),
+            _ => false,
+        };
+        if matches!(op, ArithOp::Add | ArithOp::Sub)
+            && (is_void(self, &a.ty) || is_void(self, &b.ty))
+        {
+            return Err(self.incompat(&a.ty, sym, &b.ty, span));
+        }
         match (op, a.ty, b.ty) {
             (ArithOp::Add, Ty::Ptr { .. }, Ty::Int { .. }) => {
                 let s = step(self, &a.ty);
