@@ -113,6 +113,19 @@ impl<'a> Checker<'a> {
                 return Ok(());
             }
         }
+        // `extern int;`: nothing declared (a struct, union or enum alone
+        // declares its tag).
+        let declares_tag = matches!(
+            d.spec.base,
+            ast::BaseType::Struct { .. } | ast::BaseType::Union { .. } | ast::BaseType::Enum { .. }
+        );
+        if d.declarators.is_empty() && !declares_tag {
+            return Err(Diagnostic::new(
+                Tag::D_DECL_USELESS,
+                d.span,
+                "useless declaration",
+            ));
+        }
         let base = self.spec_type(&d.spec, d.span)?;
         for (decl, init) in &d.declarators {
             let Some((name, nspan)) = declared_name(decl) else {
@@ -528,7 +541,7 @@ impl<'a> Checker<'a> {
             if vals.iter().any(|o: &Enumerator| o.name == *name) {
                 return Err(Diagnostic::new(
                     Tag::D_UNKNOWN,
-                    e.as_ref().map_or(*espan, |e| e.span),
+                    *espan,
                     format!(
                         "failed to define enumerator '{name}': Duplicate member or variable name"
                     ),
@@ -554,10 +567,10 @@ impl<'a> Checker<'a> {
                 format!("type redeclared: enum {}", tag.unwrap_or("")),
             ));
         }
-        for v in &vals {
+        for (v, (_, _, at)) in vals.iter().zip(values) {
             if let Some((_, old)) = self.types.lookup_constant(&v.name) {
                 if old != v.value || tag.is_some() {
-                    return Err(Self::redeclared(&v.name, span));
+                    return Err(Self::redeclared(&v.name, *at));
                 }
             }
         }

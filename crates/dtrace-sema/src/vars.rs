@@ -183,6 +183,11 @@ impl<'a> Checker<'a> {
             }
             K::Index { base, index } => {
                 let Some(name) = self.assoc_name(base) else {
+                    if let K::ThisVar(n) = &base.kind {
+                        if !self.clause.contains_key(n) {
+                            return Err(local_array(base.span));
+                        }
+                    }
                     return Err(not_writable(lhs, "="));
                 };
                 let name = &name;
@@ -596,6 +601,15 @@ impl<'a> Checker<'a> {
 
 /// A place that is not a variable: kernel memory is read-only to D, anything else
 /// is not an lvalue at all.
+/// `this->a[k]` names no variable: D has no clause-local associative arrays.
+fn local_array(span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Tag::D_ARR_LOCAL,
+        span,
+        "local variables may not be used as associative arrays",
+    )
+}
+
 fn not_writable(e: &ast::Expr, sym: &str) -> Diagnostic {
     if matches!(
         e.kind,
