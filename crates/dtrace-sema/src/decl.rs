@@ -67,10 +67,11 @@ fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnosti
     };
     let at = member
         .and_then(|m| {
-            members
-                .iter()
-                .rev()
-                .find(|d| declared_name(&d.decl).map(|(n, _)| n) == Some(m.as_str()))
+            members.iter().rev().find(|d| match declared_name(&d.decl) {
+                Some((n, _)) => n == m.as_str(),
+                // An unnamed member (bit-field padding) is named "".
+                None => m.is_empty(),
+            })
         })
         .map(|d| d.span)
         .unwrap_or(span);
