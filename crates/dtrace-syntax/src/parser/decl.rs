@@ -501,11 +501,14 @@ impl<'a> Parser<'a> {
         self.expect(P::LBrace)?;
         let mut members = Vec::new();
         while !self.eat(P::RBrace)? {
-            let (name, span) = self.expect_member_name()?;
+            let (name, _) = self.expect_member_name()?;
             self.expect(P::Assign)?;
             let e = self.expr()?;
             self.expect(P::Semi)?;
-            members.push((name, e, self.span_from(span)));
+            // Errors about a member definition are placed, as libdtrace
+            // places them, at the token after it.
+            let span = self.peek()?.span;
+            members.push((name, e, span));
         }
         self.expect(P::Semi)?;
         Ok(Translator {
