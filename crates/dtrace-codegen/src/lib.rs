@@ -61,6 +61,7 @@ mod strings;
 mod subr;
 mod trampoline;
 mod vars;
+pub mod vartab;
 mod xlate;
 
 pub use asm::{MapReloc, RelocKind};
@@ -203,6 +204,8 @@ pub struct CompiledProgram {
     /// One-entry array: state word (u64 @0, see [`layout::STATE_ACTIVE`]), realtime
     /// minus monotonic offset (u64 @8), then global variables.
     pub globals_map: usize,
+    /// Per clause (by index), the variables it uses, for `-S`.
+    pub var_tables: Vec<Vec<vartab::VarRow>>,
 }
 
 impl CompiledProgram {

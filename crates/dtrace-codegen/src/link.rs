@@ -214,7 +214,9 @@ pub fn compile(
     }
     l.finish(tmp_max);
     let desc = describe(tp, probes);
+    let var_tables = crate::vartab::tables(tp, &l);
     CompiledProgram {
+        var_tables,
         desc,
         ringbuf_map: l.ringbuf,
         drops_map: l.drops,
@@ -534,6 +536,14 @@ pub fn disassemble(cp: &CompiledProgram) -> String {
             }
             out.push_str(line);
             out.push('\n');
+            if let Some(i) = idx {
+                for (r, c, _) in &p.clause_ranges {
+                    if r.end == i + 1 {
+                        let rows = cp.var_tables.get(*c as usize);
+                        out.push_str(&crate::vartab::render(rows.map_or(&[], |v| v), r));
+                    }
+                }
+            }
         }
     }
     out

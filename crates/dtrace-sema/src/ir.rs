@@ -648,6 +648,39 @@ pub struct VarInfo {
     pub name: String,
     pub ty: Ty,
     pub span: Span,
+    /// The C kind of the variable's type (filled when the check ends).
+    pub ckind: CKind,
+}
+
+/// The kind of a variable's C type, as `dtrace -S` names it in variable tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CKind {
+    #[default]
+    Unknown,
+    Integer,
+    Float,
+    Pointer,
+    Array,
+    Struct,
+    Union,
+    Enum,
+    /// D's `string`.
+    String,
+}
+
+impl CKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            CKind::Unknown | CKind::String => "unknown",
+            CKind::Integer => "integer",
+            CKind::Float => "float",
+            CKind::Pointer => "pointer",
+            CKind::Array => "array",
+            CKind::Struct => "struct",
+            CKind::Union => "union",
+            CKind::Enum => "enum",
+        }
+    }
 }
 
 /// An associative array: key tuple types and value type.
@@ -657,6 +690,8 @@ pub struct ArrayInfo {
     /// Key types; string capacities are the maximum over all uses.
     pub keys: Vec<Ty>,
     pub value: Ty,
+    /// The C kind of the value type (filled when the check ends).
+    pub ckind: CKind,
 }
 
 /// An aggregation.

@@ -82,7 +82,7 @@ impl<'a> Checker<'a> {
             return Err(Diagnostic::new(
                 Tag::D_UNKNOWN,
                 i.span,
-                format!("index {n} is out of range for uregs[ ]"),
+                format!("uregs[]: index out of bounds ({n})"),
             ));
         };
         let u64t = self.b.uint64_t;

@@ -7,7 +7,8 @@
 //!   (`psinfo_t`, `lwpsinfo_t`, their translators from `struct task_struct *`,
 //!   `curpsinfo`, `curlwpsinfo`, and `cpuinfo_t` from a task for `sched`),
 //!   `cpuinfo.d` (`curcpu`, `pset`, `chip`, `lgrp`), `io.d` (`bufinfo_t`,
-//!   `devinfo_t`, `fileinfo_t` and their translators from the block layer).
+//!   `devinfo_t`, `fileinfo_t` and their translators from the block layer),
+//!   `regs.d` (the `R_*` register numbers of `uregs[]`).
 //!   A provider whose arguments are translated (`proc`, `sched`, `io`) loads
 //!   the library defining their types when a program names it. `net.d` holds
 //!   (`ipaddr_t`, `in6_addr_t`, `AF_*`, `IPPROTO_*`, `ARPHRD_*`); `regs.d`
