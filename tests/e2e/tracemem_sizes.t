@@ -1,6 +1,7 @@
 # tracemem(addr, size) dumps size bytes; with a third argument only that many
 # are printed (at most size).
-args: -qn 'struct s { char c[8]; } v; BEGIN { v.c[0] = 0x61; v.c[1] = 0x62; v.c[2] = 0x63; tracemem(&v, 8); tracemem(&v, 8, 2); tracemem(&v, 8, 100); exit(0); }'
+# (The bytes are in scratch memory: a D variable has no address D may take.)
+args: -qn 'BEGIN { p = (char *)alloca(8); p[0] = 0x61; p[1] = 0x62; p[2] = 0x63; p[3] = 0; p[4] = 0; p[5] = 0; p[6] = 0; p[7] = 0; tracemem(p, 8); tracemem(p, 8, 2); tracemem(p, 8, 100); exit(0); }'
 status: 0
 stdout:
 

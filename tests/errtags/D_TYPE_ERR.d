@@ -1,5 +1,8 @@
 /* An aggregate whose size overflows. */
+struct one {
+	char a[4294967295];
+};
 struct big {
-	char a[9223372036854775807];
-	char b[9223372036854775807];
+	struct one a[4294967295];
+	struct one b[4294967295];
 };

@@ -10,7 +10,6 @@ mod output;
 mod provider;
 mod run;
 mod sink;
-mod targets;
 mod verbose;
 
 fn main() {

@@ -18,7 +18,7 @@ use dtrace_sys::proc::{self, ProcessIds, Signal, SignalFd};
 use crate::args::{self, Args, DataModel, DiagStyle, Mode, SourceArg, EXIT_USAGE};
 use crate::output::Output;
 use crate::sink::Sink;
-use crate::targets::Targets;
+use dtrace::targets::Targets;
 
 /// dtrace -V: the D programming interface this compiler offers, in the
 /// documented `<implementation> D <version>` form ("dtrace: Sun D 1.0").
@@ -124,7 +124,7 @@ fn run(args: &Args) -> Result<i32, Fail> {
     apply_options(&mut dtrace, args)?;
 
     let mut targets = Targets::new();
-    if args.mode == Mode::Exec {
+    if matches!(args.mode, Mode::Exec | Mode::List) {
         for command in &args.commands {
             targets.create(command).map_err(Fail::error)?;
         }
@@ -140,11 +140,11 @@ fn run(args: &Args) -> Result<i32, Fail> {
     };
     let sources = load_sources(args)?;
 
+    let vars = macro_vars(targets.target_pid());
     if args.mode == Mode::List {
-        return list(&mut dtrace, args, &sources, rich);
+        return list(&mut dtrace, args, &sources, rich, &vars);
     }
 
-    let vars = macro_vars(targets.target_pid());
     dtrace.report_stability(args.verbose > 0);
     let mut programs = Vec::new();
     for loaded in &sources {
@@ -372,7 +372,13 @@ fn check_interrupted(signals: &SignalFd) -> Result<(), Fail> {
 }
 
 /// `dtrace -l`: `   ID   PROVIDER            MODULE                          FUNCTION NAME`.
-fn list(dtrace: &mut Dtrace, args: &Args, sources: &[Loaded], rich: bool) -> Result<i32, Fail> {
+fn list(
+    dtrace: &mut Dtrace,
+    args: &Args,
+    sources: &[Loaded],
+    rich: bool,
+    vars: &HashMap<String, String>,
+) -> Result<i32, Fail> {
     let mut out = Output::open(args.output.as_deref()).map_err(Fail::error)?;
     let mut text = listing_line("ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
     let mut rows = Vec::new();
@@ -382,7 +388,7 @@ fn list(dtrace: &mut Dtrace, args: &Args, sources: &[Loaded], rich: bool) -> Res
     let mut misses = Vec::new();
     for loaded in sources {
         let (found, missed) = dtrace
-            .list_with_misses(Some(&loaded.source))
+            .list_with_vars(Some(&loaded.source), vars)
             .map_err(|e| compile_failure(&e, rich))?;
         rows.extend(found);
         misses.extend(missed);

@@ -202,6 +202,27 @@ impl<'a> Gen<'a> {
     /// `__dt_curcpu()`: fill this CPU's `cpuinfo_t` in dctx and yield its address
     /// as an integer (stored and reloaded through dctx, so the verifier sees a
     /// number rather than a map pointer, and D may compute with it).
+    /// `uregs[n]`: word `n` of the current task's user `pt_regs`
+    /// (`bpf_task_pt_regs(bpf_get_current_task_btf())`), 0 if unreadable.
+    pub fn uregs(&mut self, n: u8) -> Val {
+        let slot = layout::D_CPUINFO + 16;
+        self.a.emit(Insn::st_mem(Size::DW, DCTX, slot, 0));
+        self.a.call_helper(helper::GET_CURRENT_TASK_BTF);
+        self.a.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
+        self.a.call_helper(helper::TASK_PT_REGS);
+        self.a.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
+        self.a
+            .emit(Insn::alu64_imm(AluOp::Add, Reg::R3, 8 * i32::from(n)));
+        self.dctx_ptr(Reg::R1, slot as u32);
+        self.a.emit(Insn::mov64_imm(Reg::R2, 8));
+        self.a.call_helper(helper::PROBE_READ_KERNEL);
+        let d = self.alloc(false);
+        let w = self.work_reg(d, Reg::R0);
+        self.a.emit(Insn::ldx_mem(Size::DW, w, DCTX, slot));
+        self.put(d, w);
+        d
+    }
+
     pub fn curcpu(&mut self) -> Val {
         let base = layout::D_CPUINFO;
         self.a.call_helper(helper::GET_SMP_PROCESSOR_ID);

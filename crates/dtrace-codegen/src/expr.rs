@@ -247,6 +247,7 @@ impl<'a> Gen<'a> {
             TExprKind::UserArgs { start, end } => self.user_args(start, end, &e.ty),
             TExprKind::UserWord(addr) => self.user_word(addr),
             TExprKind::CurCpu => self.curcpu(),
+            TExprKind::URegs(n) => self.uregs(*n),
             TExprKind::CheckIndex { index, len } => self.check_index(index, *len),
             TExprKind::Build { size, members } => self.build(*size, members),
             TExprKind::Speculation => self.speculation(),

@@ -330,7 +330,8 @@ impl Layout {
         let mut off = D_CLAUSE_VARS;
         let mut clause_var_offs = Vec::new();
         for v in &tp.clause_vars {
-            off = round8(off);
+            let a = v.ty.align().max(1);
+            off = off.div_ceil(a) * a;
             clause_var_offs.push(off);
             off += v.ty.size();
         }

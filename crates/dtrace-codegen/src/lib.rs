@@ -61,11 +61,14 @@ mod strings;
 mod subr;
 mod trampoline;
 mod vars;
+pub mod vartab;
 mod xlate;
 
 pub use asm::{MapReloc, RelocKind};
 pub use dtrace_sema::{CompileOptions, KernelOffsets};
 pub use link::{compile, disassemble};
+/// x86_64 `struct pt_regs` offsets, for providers describing user-space arguments.
+pub use trampoline::uprobe::regs as uprobe_regs;
 
 use desc::ProgramDesc;
 use dtrace_bpf::Insn;
@@ -144,6 +147,9 @@ pub enum ProgType {
     PerfEvent,
     /// A perf tracepoint program: the context is the tracepoint's record.
     Tracepoint,
+    /// A kprobe-type program for uprobe_multi links (pid, usdt): the context is
+    /// the user's `struct pt_regs`.
+    Uprobe,
 }
 
 /// Where a program is attached.
@@ -159,6 +165,9 @@ pub enum Attach {
     CpuClock { period_ns: u64, all_cpus: bool },
     /// A kernel tracepoint's perf event (one serves every CPU), by event id.
     Tracepoint { event_id: u32 },
+    /// uprobe_multi links, entry or `ret`urn, one per object file; each probe
+    /// point's cookie is its index in [`BpfProgram::uprobes`].
+    Uprobe { ret: bool },
 }
 
 /// One loadable program.
@@ -171,6 +180,10 @@ pub struct BpfProgram {
     pub relocs: Vec<MapReloc>,
     /// Instruction ranges of each clause subprogram: (range, clause index, clause span).
     pub clause_ranges: Vec<(std::ops::Range<usize>, u32, Span)>,
+    /// [`Attach::Uprobe`]: by attach cookie, the probe ID and which of its
+    /// argument layouts the sites with that cookie use (the provider knows
+    /// where each probe's sites are).
+    pub uprobes: Vec<(u32, u16)>,
 }
 
 /// The output of code generation.
@@ -191,6 +204,8 @@ pub struct CompiledProgram {
     /// One-entry array: state word (u64 @0, see [`layout::STATE_ACTIVE`]), realtime
     /// minus monotonic offset (u64 @8), then global variables.
     pub globals_map: usize,
+    /// Per clause (by index), the variables it uses, for `-S`.
+    pub var_tables: Vec<Vec<vartab::VarRow>>,
 }
 
 impl CompiledProgram {

@@ -17,6 +17,10 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Group {
     Begin,
+    /// pid and usdt probes: entry/offset or return. Attached first (groups
+    /// attach in this order), so that a process a kernel probe acts on
+    /// (`raise()` from a syscall probe) cannot run past them unseen.
+    Uprobe(bool),
     SysEnter,
     SysExit,
     Profile(u32),
@@ -37,6 +41,7 @@ fn group_of(p: &ProbeInfo) -> Option<Group> {
         ProbeKind::Profile { .. } | ProbeKind::Tick { .. } => Group::Profile(p.id),
         ProbeKind::Tracepoint { event_id } => Group::Tracepoint(event_id),
         ProbeKind::RawSdt { tp, .. } => Group::RawSdt(tp),
+        ProbeKind::Uprobe { ret } => Group::Uprobe(ret),
     })
 }
 
@@ -119,11 +124,12 @@ pub fn compile(
         let d = Dispatch {
             clauses: clause_ids,
             error: err_id,
-            masked: matches!(g, Group::SysEnter | Group::SysExit),
+            masked: matches!(g, Group::SysEnter | Group::SysExit | Group::Uprobe(_)),
         };
         let first = members.first().and_then(|(_, ps)| ps.first().cloned());
         let probe_id = first.as_ref().map(|p| p.id).unwrap_or(0);
         let index = l.probe_index.get(&probe_id).copied().unwrap_or(0);
+        let mut uprobes = Vec::new();
         let (name, prog_type, attach, main) = match g {
             Group::Begin => (
                 "dtrace_begin".to_string(),
@@ -181,14 +187,36 @@ pub fn compile(
                     trampoline::tracepoint::build(&l, probe_id, index, fields, args, &d),
                 )
             }
+            Group::Uprobe(ret) => {
+                let t = uprobe_table(&mut l, *ret, members);
+                uprobes = t.probes;
+                (
+                    format!("dtrace_uprobe{}", if *ret { "_ret" } else { "" }),
+                    ProgType::Uprobe,
+                    Attach::Uprobe { ret: *ret },
+                    trampoline::uprobe::build(
+                        &l,
+                        t.map,
+                        uprobes.len() as u32,
+                        t.spec_at,
+                        &t.specs,
+                        args,
+                        &d,
+                    ),
+                )
+            }
         };
         funcs[0].0 = main;
         add_subrs(&mut funcs, &l.subrs);
-        programs.push(link(name, prog_type, attach, funcs, tp));
+        let mut prog = link(name, prog_type, attach, funcs, tp);
+        prog.uprobes = uprobes;
+        programs.push(prog);
     }
     l.finish(tmp_max);
     let desc = describe(tp, probes);
+    let var_tables = crate::vartab::tables(tp, &l);
     CompiledProgram {
+        var_tables,
         desc,
         ringbuf_map: l.ringbuf,
         drops_map: l.drops,
@@ -365,6 +393,80 @@ fn link(
         insns,
         relocs,
         clause_ranges,
+        uprobes: Vec::new(),
+    }
+}
+
+/// The table of a uprobe program (see `trampoline::uprobe`).
+struct UprobeTable {
+    map: usize,
+    /// Probe ID and argument layout by cookie.
+    probes: Vec<(u32, u16)>,
+    /// Byte offset of the spec id in an entry.
+    spec_at: i16,
+    /// Distinct argument layouts, by spec id.
+    specs: Vec<Vec<dtrace_sema::RecordField>>,
+}
+
+/// Cookie -> {probe id, probe index, clause mask words, spec id}: one cookie
+/// per argument layout of each probe.
+fn uprobe_table(l: &mut Layout, ret: bool, members: &[(usize, Vec<ProbeInfo>)]) -> UprobeTable {
+    let words = members.len().div_ceil(32).max(1);
+    let spec_at = 8 + 4 * words;
+    let vsize = round8(spec_at as u32 + 4);
+    // (probe id, layout) -> clause mask, spec id
+    let mut probes: Vec<((u32, u16), Vec<u32>, usize)> = Vec::new();
+    let mut specs: Vec<Vec<dtrace_sema::RecordField>> = Vec::new();
+    for (k, (_, ps)) in members.iter().enumerate() {
+        for p in ps {
+            let n = p.args.len();
+            let layouts: Vec<&[dtrace_sema::RecordField]> = if n == 0 || p.fields.is_empty() {
+                vec![&[]]
+            } else {
+                p.fields.chunks(n).collect()
+            };
+            for (j, fields) in layouts.into_iter().enumerate() {
+                let key = (p.id, j as u16);
+                let at = match probes.iter().position(|(q, _, _)| *q == key) {
+                    Some(at) => at,
+                    None => {
+                        let spec = match specs.iter().position(|s| s.as_slice() == fields) {
+                            Some(s) => s,
+                            None => {
+                                specs.push(fields.to_vec());
+                                specs.len() - 1
+                            }
+                        };
+                        probes.push((key, vec![0; words], spec));
+                        probes.len() - 1
+                    }
+                };
+                if let Some(w) = probes[at].1.get_mut(k / 32) {
+                    *w |= 1 << (k % 32);
+                }
+            }
+        }
+    }
+    let name = if ret { "dt_uret" } else { "dt_uprobe" };
+    let mut m = MapSpec::new(name, MapKind::Array, 4, vsize, probes.len().max(1) as u32);
+    for (cookie, ((id, _), mask, spec)) in probes.iter().enumerate() {
+        let mut v = Vec::new();
+        v.extend_from_slice(&id.to_ne_bytes());
+        v.extend_from_slice(&l.probe_index.get(id).copied().unwrap_or(0).to_ne_bytes());
+        for w in mask {
+            v.extend_from_slice(&w.to_ne_bytes());
+        }
+        v.extend_from_slice(&(*spec as u32).to_ne_bytes());
+        v.resize(vsize as usize, 0);
+        m.initial.push(((cookie as u32).to_ne_bytes().to_vec(), v));
+    }
+    m.flags = crate::BPF_F_RDONLY_PROG;
+    l.maps.push(m);
+    UprobeTable {
+        map: l.maps.len() - 1,
+        probes: probes.iter().map(|(id, _, _)| *id).collect(),
+        spec_at: spec_at as i16,
+        specs,
     }
 }
 
@@ -434,6 +536,14 @@ pub fn disassemble(cp: &CompiledProgram) -> String {
             }
             out.push_str(line);
             out.push('\n');
+            if let Some(i) = idx {
+                for (r, c, _) in &p.clause_ranges {
+                    if r.end == i + 1 {
+                        let rows = cp.var_tables.get(*c as usize);
+                        out.push_str(&crate::vartab::render(rows.map_or(&[], |v| v), r));
+                    }
+                }
+            }
         }
     }
     out

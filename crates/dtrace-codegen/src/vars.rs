@@ -172,6 +172,9 @@ impl<'a> Gen<'a> {
                     str_cap(&k.ty),
                     Reg::R3,
                 );
+            } else if p.is_agg() {
+                self.dctx_ptr(Reg::R1, o as u32);
+                self.copy_object(*v, p);
             } else if let Ty::Stack { frames, kind } = p {
                 let src = self.get(*v, Reg::R2);
                 if src != Reg::R2 {

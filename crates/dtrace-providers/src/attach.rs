@@ -3,14 +3,20 @@
 //! Every attachment is an owned value; dropping it detaches (links close, perf
 //! events are disabled and closed), so an error part-way leaves nothing attached.
 
+use crate::procmap::UprobeSite;
 use dtrace_codegen::Attach;
+use dtrace_sys::uprobe::{attach_multi, UprobePoint};
 use dtrace_sys::{cpu, Features, Link, PerfEvent, ProgFd, SysRef};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// One live attachment.
 #[derive(Debug)]
 pub enum Attachment {
     RawTracepoint(Link),
     Perf(Vec<PerfEvent>),
+    /// uprobe_multi links, one per (object file, process).
+    Uprobes(Vec<Link>),
 }
 
 /// Why a program could not be attached, in words for the user.
@@ -24,13 +30,16 @@ impl std::fmt::Display for AttachError {
 }
 
 /// Attach `prog` as `attach` says. `Begin`/`End` are not attached (they are run).
+/// `sites` are where a uprobe program's probes are, with their cookies.
 pub fn attach(
     sys: &SysRef,
     features: &Features,
     prog: &ProgFd,
     attach: &Attach,
+    sites: &[(UprobeSite, u64)],
 ) -> Result<Option<Attachment>, AttachError> {
     match *attach {
+        Attach::Uprobe { ret } => attach_uprobes(prog, ret, sites).map(Some),
         Attach::Begin | Attach::End => Ok(None),
         Attach::RawTracepoint(tp) => {
             if !features.raw_tp {
@@ -81,4 +90,32 @@ pub fn attach(
             Ok(Some(Attachment::Perf(vec![ev])))
         }
     }
+}
+
+/// One uprobe_multi link per (file, process).
+fn attach_uprobes(
+    prog: &ProgFd,
+    ret: bool,
+    sites: &[(UprobeSite, u64)],
+) -> Result<Attachment, AttachError> {
+    let mut groups: BTreeMap<(PathBuf, u32), Vec<UprobePoint>> = BTreeMap::new();
+    for (s, k) in sites {
+        groups
+            .entry((s.path.clone(), s.pid))
+            .or_default()
+            .push(UprobePoint {
+                offset: s.offset,
+                ref_ctr_offset: s.ref_ctr_offset,
+                cookie: *k,
+            });
+    }
+    let mut links = Vec::with_capacity(groups.len());
+    for ((path, pid), points) in groups {
+        // Two probes on one instruction (`entry` and offset `0`) are two
+        // points: the program runs once for each, with its own cookie.
+        let link =
+            attach_multi(prog, &path, &points, ret, pid).map_err(|e| AttachError(e.to_string()))?;
+        links.push(link);
+    }
+    Ok(Attachment::Uprobes(links))
 }

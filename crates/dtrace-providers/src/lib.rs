@@ -9,16 +9,20 @@
 
 pub mod attach;
 pub mod dtrace_provider;
+pub mod elf;
 pub mod io;
 pub mod kernel_sdt;
 pub mod pdesc;
+pub mod pid;
 pub mod proc;
+pub mod procmap;
 pub mod profile;
 pub mod sched;
 pub mod sdt;
 pub mod stability;
 pub mod syscall;
 pub mod syscalls_x86_64;
+pub mod usdt;
 
 pub use pdesc::{glob, DescError, ProbeDesc};
 pub use stability::{Attr, DepClass, ProviderAttrs, Stability};
@@ -36,6 +40,41 @@ pub struct ProbeTemplate {
     pub args: Vec<dtrace_sema::ArgDesc>,
     /// Where each argument is in the record (tracepoints); see [`ProbeInfo::fields`].
     pub fields: Vec<dtrace_sema::RecordField>,
+}
+
+// --- user-space (per-process) providers: pid, usdt ---
+
+/// A probe of a process-specific provider (`pid123`, `myprov123`) and where
+/// it attaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcProbe {
+    pub provider: String,
+    pub template: ProbeTemplate,
+    pub site: procmap::UprobeSite,
+}
+
+/// Which `D_PROC_*` error a process-specific description gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcErrorKind {
+    /// `D_PROC_GRAB`: no such process.
+    Grab,
+    /// `D_PROC_FUNC`: no such function in the named module.
+    Func,
+    /// `D_PROC_OFF`: an offset past the function's end.
+    Off,
+    /// `D_PROC_ALIGN`: an offset inside an instruction.
+    Align,
+    /// `D_PROC_NAME`: a malformed probe name.
+    Name,
+    /// `D_PROC_LIB`: `-` with a module other than `a.out`.
+    Lib,
+}
+
+/// An error matching a process-specific description, in libdtrace's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcError {
+    pub kind: ProcErrorKind,
+    pub message: String,
 }
 
 /// The provider operations (as libdtrace's provider ops table).
@@ -87,6 +126,10 @@ pub struct Catalog {
     resolved: Vec<bool>,
     /// Some lazy provider's probe was found by name before it was listed.
     found_early: bool,
+    /// Where each user-space (pid, usdt) probe attaches, by probe ID: its
+    /// sites, each with the index of its argument layout among the probe's
+    /// (a USDT probe's sites may keep their arguments in different places).
+    sites: std::collections::HashMap<u32, Vec<(procmap::UprobeSite, u16)>>,
 }
 
 impl Default for Catalog {
@@ -113,6 +156,7 @@ impl Catalog {
             probes: Vec::new(),
             resolved: Vec::new(),
             found_early: false,
+            sites: std::collections::HashMap::new(),
         };
         for i in 0..c.providers.len() {
             if !c.providers[i].lazy() {
@@ -259,9 +303,112 @@ impl Catalog {
         self.probes.get((id as usize).checked_sub(1)?)
     }
 
+    /// Where user-space probe `id` attaches, and which of its argument
+    /// layouts each site uses (see [`ProbeKind::Uprobe`]).
+    pub fn uprobe_sites(&self, id: u32) -> &[(procmap::UprobeSite, u16)] {
+        self.sites.get(&id).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Add `site` (its arguments at `fields`) to known probe `index`.
+    fn add_site(
+        &mut self,
+        index: usize,
+        site: procmap::UprobeSite,
+        fields: Vec<dtrace_sema::RecordField>,
+    ) {
+        let Some(q) = self.probes.get_mut(index) else {
+            return;
+        };
+        let sites = self.sites.entry(q.id).or_default();
+        if sites.iter().any(|(s, _)| *s == site) {
+            return;
+        }
+        let n = q.args.len();
+        let layout = if n == 0 {
+            Some(0)
+        } else {
+            q.fields.chunks(n).position(|c| c == fields.as_slice())
+        };
+        let layout = match layout {
+            Some(l) => l,
+            None if fields.len() == n => {
+                q.fields.extend(fields);
+                q.fields.len() / n - 1
+            }
+            None => return,
+        };
+        sites.push((site, layout as u16));
+    }
+
+    /// Make the probes of a description naming a process (`pid123:...`,
+    /// `myprov123:...`): pid probes from the process's objects' symbols, USDT
+    /// probes from their stapsdt notes. Probes made before keep their IDs.
+    /// `None` when the description names no process. (The module `a.out`
+    /// names the executable, whose probes carry its file name: these probes
+    /// are the answer, not a glob match of the description.)
+    fn add_proc_probes(&mut self, desc: &ProbeDesc) -> Result<Option<Vec<ProbeInfo>>, ProcError> {
+        let Some((prefix, pid)) = procmap::split_pid(&desc.provider) else {
+            return Ok(None);
+        };
+        let found = if prefix == "pid" {
+            pid::probes(pid, &desc.module, &desc.function, &desc.name)?
+        } else {
+            usdt::probes(prefix, pid, &desc.module, &desc.function, &desc.name)?
+        };
+        let mut out = Vec::with_capacity(found.len());
+        for p in found {
+            let t = &p.template;
+            let known = self.probes.iter().find(|q| {
+                q.provider == p.provider
+                    && q.module == t.module
+                    && q.function == t.function
+                    && q.name == t.name
+            });
+            let index = match known {
+                Some(q) => (q.id - 1) as usize,
+                None => {
+                    let mut t = p.template.clone();
+                    t.fields.clear();
+                    self.push(&p.provider, t);
+                    if let Some(r) = self.resolved.last_mut() {
+                        *r = true;
+                    }
+                    self.probes.len() - 1
+                }
+            };
+            self.add_site(index, p.site, p.template.fields);
+            if !out.iter().any(|q: &ProbeInfo| q.id as usize == index + 1) {
+                out.extend(self.probes.get(index).cloned());
+            }
+        }
+        // The probes as complete as this match made them (every site's layout).
+        for q in &mut out {
+            if let Some(full) = self.probes.get(q.id as usize - 1) {
+                q.fields = full.fields.clone();
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// [`Catalog::matches`], with the errors of process-specific descriptions.
+    pub fn matches_checked(&mut self, desc: &ProbeDesc) -> Result<Vec<ProbeInfo>, ProcError> {
+        match self.add_proc_probes(desc)? {
+            Some(found) => Ok(found),
+            None => Ok(self.match_known(desc)),
+        }
+    }
+
     /// The probes a description matches, creating an on-demand probe if the
     /// description is exact and a provider can make it.
     pub fn matches(&mut self, desc: &ProbeDesc) -> Vec<ProbeInfo> {
+        match self.add_proc_probes(desc) {
+            Ok(Some(found)) => found,
+            Ok(None) => self.match_known(desc),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn match_known(&mut self, desc: &ProbeDesc) -> Vec<ProbeInfo> {
         for i in 0..self.providers.len() {
             if desc.matches_provider(self.providers[i].name()) {
                 self.consult(i, desc);
@@ -378,6 +525,52 @@ mod tests {
             None
         );
         assert_eq!(c.attributes("io"), Some(stability::KERNEL_SDT));
+    }
+
+    #[test]
+    fn user_probe_sites_keep_their_argument_layouts() {
+        use dtrace_sema::{FieldKind, RecordField};
+        let site = |offset| procmap::UprobeSite {
+            path: "/x".into(),
+            offset,
+            ref_ctr_offset: 0,
+            pid: 7,
+            ret: false,
+        };
+        let konst = |v| RecordField {
+            offset: 0,
+            size: 4,
+            signed: true,
+            kind: FieldKind::Const(v),
+        };
+        let mut c = Catalog::new();
+        let info = c.push(
+            "p7",
+            ProbeTemplate {
+                module: "x".into(),
+                function: "main".into(),
+                name: "twice".into(),
+                kind: ProbeKind::Uprobe { ret: false },
+                args: dtrace_sema::ArgDesc::natives(&["int32_t"]),
+                fields: Vec::new(),
+            },
+        );
+        let index = (info.id - 1) as usize;
+        c.add_site(index, site(10), vec![konst(1)]);
+        c.add_site(index, site(20), vec![konst(2)]);
+        c.add_site(index, site(30), vec![konst(1)]);
+        c.add_site(index, site(20), vec![konst(2)]); // again: no new site
+        let sites: Vec<(u64, u16)> = c
+            .uprobe_sites(info.id)
+            .iter()
+            .map(|(s, l)| (s.offset, *l))
+            .collect();
+        assert_eq!(sites, vec![(10, 0), (20, 1), (30, 0)]);
+        let p = c.by_id(info.id).expect("probe");
+        assert_eq!(p.fields, vec![konst(1), konst(2)]);
+        // A layout of the wrong arity is not taken.
+        c.add_site(index, site(40), vec![konst(1), konst(2)]);
+        assert_eq!(c.uprobe_sites(info.id).len(), 3);
     }
 
     #[test]

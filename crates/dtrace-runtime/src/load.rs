@@ -86,8 +86,12 @@ pub fn load_program(
         dtrace_codegen::ProgType::RawTracepoint => ProgType::RawTracepoint,
         dtrace_codegen::ProgType::PerfEvent => ProgType::PerfEvent,
         dtrace_codegen::ProgType::Tracepoint => ProgType::Tracepoint,
+        dtrace_codegen::ProgType::Uprobe => ProgType::Kprobe,
     };
     let mut spec = ProgSpec::new(prog_type, &prog.name, &insns);
+    if prog.prog_type == dtrace_codegen::ProgType::Uprobe {
+        spec.expected_attach_type = dtrace_sys::AttachType::UprobeMulti;
+    }
     spec.fd_array = &fds;
     spec.keep_log = keep_log;
     ProgFd::load_logged(sys, &spec).map_err(|e| {
@@ -215,6 +219,7 @@ mod tests {
             insns,
             relocs,
             clause_ranges: vec![(0..2, 0, span), (2..8, 1, span)],
+            uprobes: Vec::new(),
         }
     }
 

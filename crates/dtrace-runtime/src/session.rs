@@ -8,6 +8,7 @@ use dtrace_codegen::layout::{
 };
 use dtrace_codegen::{Attach, CompiledProgram};
 use dtrace_providers::attach::{attach, Attachment};
+use dtrace_providers::procmap::UprobeSite;
 use dtrace_sys::{clock, map, Features, MapFd, ProgFd, RingBuf, SysRef};
 use std::collections::BTreeMap;
 use std::os::fd::BorrowedFd;
@@ -37,6 +38,9 @@ pub struct Drops {
 pub struct Session {
     attachments: Vec<Attachment>,
     progs: Vec<(ProgFd, Attach)>,
+    /// Where each uprobe program's probes attach, with their cookies
+    /// (parallel to `progs`).
+    uprobe_sites: Vec<Vec<(UprobeSite, u64)>>,
     ringbuf: RingBuf,
     maps: Vec<MapFd>,
     sys: SysRef,
@@ -55,6 +59,9 @@ pub struct LoadOptions {
     /// `-x bpflog`: keep each program's verifier log, starting with a buffer of
     /// this many bytes (`-x bpflogsize`).
     pub bpflog: Option<usize>,
+    /// Where each user-space (pid, usdt) probe attaches, by probe ID: its
+    /// sites, each with the index of the argument layout it uses.
+    pub uprobe_sites: BTreeMap<u32, Vec<(UprobeSite, u16)>>,
 }
 
 impl Session {
@@ -82,7 +89,23 @@ impl Session {
             .map_err(|e| RuntimeError::Io(format!("cannot map the ring buffer: {e}")))?;
         let mut progs = Vec::with_capacity(compiled.programs.len());
         let mut verifier_logs = Vec::new();
+        let mut uprobe_sites = Vec::with_capacity(compiled.programs.len());
         for p in &compiled.programs {
+            let mut sites = Vec::with_capacity(p.uprobes.len());
+            for (cookie, (id, layout)) in p.uprobes.iter().enumerate() {
+                let of_probe = opts.uprobe_sites.get(id).map(Vec::as_slice).unwrap_or(&[]);
+                if of_probe.is_empty() {
+                    return Err(RuntimeError::Attach(format!(
+                        "probe {id} has no user-space location"
+                    )));
+                }
+                for (site, l) in of_probe {
+                    if l == layout {
+                        sites.push((site.clone(), cookie as u64));
+                    }
+                }
+            }
+            uprobe_sites.push(sites);
             let (fd, log) = load_program(sys, p, &maps, opts.bpflog)?;
             if opts.bpflog.is_some() {
                 verifier_logs.push((p.name.clone(), log));
@@ -92,6 +115,7 @@ impl Session {
         Ok(Session {
             attachments: Vec::new(),
             progs,
+            uprobe_sites,
             ringbuf,
             maps,
             sys: sys.clone(),
@@ -161,8 +185,9 @@ impl Session {
     /// Attach every program to its probes. On error, whatever was attached is
     /// detached again before returning.
     pub fn attach(&mut self) -> Result<(), RuntimeError> {
-        for (p, a) in &self.progs {
-            match attach(&self.sys, &self.features, p, a) {
+        for (i, (p, a)) in self.progs.iter().enumerate() {
+            let sites = self.uprobe_sites.get(i).map(Vec::as_slice).unwrap_or(&[]);
+            match attach(&self.sys, &self.features, p, a, sites) {
                 Ok(Some(at)) => self.attachments.push(at),
                 Ok(None) => {}
                 Err(e) => {

@@ -127,7 +127,57 @@ pub fn check_with(
             ast::Item::ProviderDecl(_) => {}
         }
     }
+    c.fill_ckinds();
     Ok(c.out)
+}
+
+impl Checker<'_> {
+    /// The C kind of a value type, for variable tables.
+    fn ckind(&self, ty: Ty) -> CKind {
+        use dtrace_ctypes::TypeKind as T;
+        let id = match ty {
+            Ty::Str { .. } => return CKind::String,
+            Ty::Int { id, .. } | Ty::Ptr { id } | Ty::Agg { id, .. } => id,
+            Ty::Stack { .. } => return CKind::Array,
+            Ty::Void => return CKind::Unknown,
+        };
+        match self.types.kind(self.types.resolve(id)) {
+            T::Int { .. } => CKind::Integer,
+            T::Float { .. } => CKind::Float,
+            T::Pointer { .. } => CKind::Pointer,
+            T::Array { .. } => CKind::Array,
+            T::Struct { .. } => CKind::Struct,
+            T::Union { .. } => CKind::Union,
+            T::Enum { .. } => CKind::Enum,
+            T::String => CKind::String,
+            _ => CKind::Unknown,
+        }
+    }
+
+    fn fill_ckinds(&mut self) {
+        let kinds = |c: &Self, vs: &[VarInfo]| vs.iter().map(|v| c.ckind(v.ty)).collect::<Vec<_>>();
+        let g = kinds(self, &self.out.globals);
+        let t = kinds(self, &self.out.thread_vars);
+        let l = kinds(self, &self.out.clause_vars);
+        let a: Vec<CKind> = self
+            .out
+            .arrays
+            .iter()
+            .map(|a| self.ckind(a.value))
+            .collect();
+        for (v, k) in self.out.globals.iter_mut().zip(g) {
+            v.ckind = k;
+        }
+        for (v, k) in self.out.thread_vars.iter_mut().zip(t) {
+            v.ckind = k;
+        }
+        for (v, k) in self.out.clause_vars.iter_mut().zip(l) {
+            v.ckind = k;
+        }
+        for (v, k) in self.out.arrays.iter_mut().zip(a) {
+            v.ckind = k;
+        }
+    }
 }
 
 impl<'a> Checker<'a> {

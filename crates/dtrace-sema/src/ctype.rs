@@ -255,6 +255,13 @@ impl<'a> Checker<'a> {
                     ArrayDim::Size(e) => {
                         let v = self.expr(e)?;
                         match const_value(&v).filter(|_| v.ty.is_int()) {
+                            Some(n) if n > i64::from(u32::MAX) => {
+                                return Err(Diagnostic::new(
+                                    Tag::D_DECL_ARRBIG,
+                                    e.span,
+                                    "array dimension too big",
+                                ))
+                            }
                             Some(n) if n >= 0 => n as u64,
                             _ => {
                                 return Err(Diagnostic::new(

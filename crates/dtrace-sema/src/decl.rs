@@ -40,7 +40,7 @@ fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnosti
         }
         LayoutError::Incomplete { member, .. } => (Tag::D_DECL_INCOMPLETE, Some(member)),
         LayoutError::Redefined { .. } => (Tag::D_DECL_TYPERED, None),
-        LayoutError::DuplicateMember { member } => (Tag::D_DECL_IDRED, Some(member)),
+        LayoutError::DuplicateMember { member } => (Tag::D_UNKNOWN, Some(member)),
         LayoutError::BitfieldType { member, .. } => (Tag::D_DECL_BFTYPE, Some(member)),
         LayoutError::BitfieldWidth { member, .. } => (Tag::D_DECL_BFSIZE, Some(member)),
         LayoutError::NamedZeroWidth { member } => (Tag::D_DECL_BFCONST, Some(member)),
@@ -59,14 +59,19 @@ fn layout_error(e: LayoutError, span: Span, members: &[MemberDecl]) -> Diagnosti
         LayoutError::Incomplete { ty, .. } if ty == "void" => {
             format!("cannot have void object: {idname}")
         }
+        // libdtrace passes on libctf's error.
+        LayoutError::DuplicateMember { .. } => {
+            format!("failed to define member '{idname}': Duplicate member or variable name")
+        }
         _ => e.to_string(),
     };
     let at = member
         .and_then(|m| {
-            members
-                .iter()
-                .rev()
-                .find(|d| declared_name(&d.decl).map(|(n, _)| n) == Some(m.as_str()))
+            members.iter().rev().find(|d| match declared_name(&d.decl) {
+                Some((n, _)) => n == m.as_str(),
+                // An unnamed member (bit-field padding) is named "".
+                None => m.is_empty(),
+            })
         })
         .map(|d| d.span)
         .unwrap_or(span);
@@ -108,6 +113,19 @@ impl<'a> Checker<'a> {
                 }
                 return Ok(());
             }
+        }
+        // `extern int;`: nothing declared (a struct, union or enum alone
+        // declares its tag).
+        let declares_tag = matches!(
+            d.spec.base,
+            ast::BaseType::Struct { .. } | ast::BaseType::Union { .. } | ast::BaseType::Enum { .. }
+        );
+        if d.declarators.is_empty() && !declares_tag {
+            return Err(Diagnostic::new(
+                Tag::D_DECL_USELESS,
+                d.span,
+                "useless declaration",
+            ));
         }
         let base = self.spec_type(&d.spec, d.span)?;
         for (decl, init) in &d.declarators {
@@ -291,8 +309,18 @@ impl<'a> Checker<'a> {
                     kt.push(tid);
                 }
             }
-            for k in keys {
+            for (i, k) in keys.iter().enumerate() {
                 let id = self.type_name(k)?;
+                if matches!(self.types.kind(self.types.resolve(id)), TypeKind::Void) {
+                    return Err(Diagnostic::new(
+                        Tag::D_DECL_PROTO_TYPE,
+                        span,
+                        format!(
+                            "array prototype may not use parameter of type void: (anonymous), parameter #{}",
+                            i + 1
+                        ),
+                    ));
+                }
                 let t = self.storage_type(name, id, k.span, false)?;
                 kt.push(t);
             }
@@ -314,6 +342,7 @@ impl<'a> Checker<'a> {
                 name: full.clone(),
                 keys: kt,
                 value,
+                ckind: CKind::Unknown,
             });
             self.arrays.insert(full, a);
             return Ok(());
@@ -510,6 +539,15 @@ impl<'a> Checker<'a> {
                     format!("enumerator '{name}' value overflows INT_MAX ({})", i32::MAX),
                 ));
             }
+            if vals.iter().any(|o: &Enumerator| o.name == *name) {
+                return Err(Diagnostic::new(
+                    Tag::D_UNKNOWN,
+                    *espan,
+                    format!(
+                        "failed to define enumerator '{name}': Duplicate member or variable name"
+                    ),
+                ));
+            }
             vals.push(Enumerator {
                 name: name.clone(),
                 value: v,
@@ -530,10 +568,10 @@ impl<'a> Checker<'a> {
                 format!("type redeclared: enum {}", tag.unwrap_or("")),
             ));
         }
-        for v in &vals {
+        for (v, (_, _, at)) in vals.iter().zip(values) {
             if let Some((_, old)) = self.types.lookup_constant(&v.name) {
                 if old != v.value || tag.is_some() {
-                    return Err(Self::redeclared(&v.name, span));
+                    return Err(Self::redeclared(&v.name, *at));
                 }
             }
         }

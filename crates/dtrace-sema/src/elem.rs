@@ -162,11 +162,13 @@ impl<'a> Checker<'a> {
                     return Ok(None);
                 };
                 let [i] = index.as_slice() else {
-                    return Err(Diagnostic::new(
-                        Tag::D_ARR_BADREF,
-                        e.span,
-                        "arrays and pointers take exactly one index",
-                    ));
+                    let msg = match &base.kind {
+                        K::Ident(n) | K::SelfVar(n) | K::ThisVar(n) => {
+                            format!("cannot access scalar {n} as an associative array")
+                        }
+                        _ => "arrays and pointers take exactly one index".to_string(),
+                    };
+                    return Err(Diagnostic::new(Tag::D_ARR_BADREF, e.span, msg));
                 };
                 let iv = self.expr(i)?;
                 if !iv.ty.is_int() {

@@ -241,6 +241,21 @@ impl<'a> Checker<'a> {
             };
             return Ok(mk(TExprKind::Int(normalize(v, &ty)), ty, span));
         }
+        // An array's name alone (libdtrace names the kind of identifier).
+        let kind = if self.arrays.contains_key(name) {
+            Some("associative array")
+        } else if matches!(name, "args" | "uregs") {
+            Some("array")
+        } else {
+            None
+        };
+        if let Some(kind) = kind {
+            return Err(Diagnostic::new(
+                Tag::D_IDENT_BADREF,
+                span,
+                format!("{kind} '{name}' may not be referenced as scalar"),
+            ));
+        }
         Err(undefined(name, span))
     }
 

@@ -354,6 +354,9 @@ pub enum TExprKind {
     /// The library intrinsic `__dt_curcpu()`: the address (an integer) of this
     /// CPU's `cpuinfo_t`, filled in: CPU number, -1, -1, NUMA node.
     CurCpu,
+    /// `uregs[R_*]`: word `n` (0..20) of the current thread's saved user
+    /// registers (`struct pt_regs`), a `uint64_t`; 0 if they cannot be read.
+    URegs(u8),
     /// The library intrinsic `__dt_uword(addr)`: the 64-bit word at `addr` in the
     /// current process's user memory (type `uint64_t`), 0 when it cannot be read.
     UserWord(Box<TExpr>),
@@ -670,6 +673,39 @@ pub struct VarInfo {
     pub name: String,
     pub ty: Ty,
     pub span: Span,
+    /// The C kind of the variable's type (filled when the check ends).
+    pub ckind: CKind,
+}
+
+/// The kind of a variable's C type, as `dtrace -S` names it in variable tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CKind {
+    #[default]
+    Unknown,
+    Integer,
+    Float,
+    Pointer,
+    Array,
+    Struct,
+    Union,
+    Enum,
+    /// D's `string`.
+    String,
+}
+
+impl CKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            CKind::Unknown | CKind::String => "unknown",
+            CKind::Integer => "integer",
+            CKind::Float => "float",
+            CKind::Pointer => "pointer",
+            CKind::Array => "array",
+            CKind::Struct => "struct",
+            CKind::Union => "union",
+            CKind::Enum => "enum",
+        }
+    }
 }
 
 /// An associative array: key tuple types and value type.
@@ -679,6 +715,8 @@ pub struct ArrayInfo {
     /// Key types; string capacities are the maximum over all uses.
     pub keys: Vec<Ty>,
     pub value: Ty,
+    /// The C kind of the value type (filled when the check ends).
+    pub ckind: CKind,
 }
 
 /// An aggregation.

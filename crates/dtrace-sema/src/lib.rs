@@ -21,7 +21,7 @@
 //! the D libraries may call), `speculation` (speculation subroutine and actions,
 //! and their placement rules), `strfn` (the string subroutines' prototypes),
 //! `memsubr` (`alloca`, `bcopy`, `copyin*`, `copyout*` and alloca-pointer
-//! tracking).
+//! tracking), `uregs` (`uregs[]` and its register numbering), `visit` (walking the typed program; the variables a clause uses).
 
 mod actions;
 mod actions_ctl;
@@ -49,7 +49,9 @@ mod strfn;
 mod subr;
 pub mod symbols;
 pub mod types;
+mod uregs;
 mod vars;
+pub mod visit;
 mod xlate;
 
 pub use actions_ctl::{

@@ -28,6 +28,14 @@ pub enum ProbeKind {
     /// (`sched_switch`, `sys_exit`, ...): its trampoline tests `prep`'s
     /// pre-condition and fills the native arguments as `prep` says.
     RawSdt { tp: &'static str, prep: Prep },
+    // --- user-space probes (pid, usdt) ---
+    /// `pid<PID>:...` and USDT probes: a kprobe-type program on uprobe_multi
+    /// links (one per object file), told apart by attach cookie; arguments come
+    /// from the user registers and stack, as [`ProbeInfo::fields`] says.
+    /// `ret`: a return probe (uretprobe). [`ProbeInfo::fields`] holds one
+    /// layout of `arg_types.len()` arguments per distinct way the probe's
+    /// sites keep them (USDT sites differ; a pid probe has one).
+    Uprobe { ret: bool },
 }
 
 /// How a raw-tracepoint trampoline presents one probe (libdtrace's "dependent
@@ -161,6 +169,13 @@ pub enum FieldKind {
     /// The address of dynamic data: the 32-bit word at the offset holds its
     /// offset in the record (low 16 bits) and its length (high 16 bits).
     DataLoc,
+    // --- user-space probes (pid, usdt): `offset` is a `struct pt_regs` offset ---
+    /// The value of a user register (truncated to `size` bytes).
+    UserReg,
+    /// `size` bytes of user memory at the register's value plus `disp`.
+    UserMem { disp: i32 },
+    /// A constant (`$5` in a USDT argument).
+    Const(i64),
 }
 
 /// One probe as the compiler sees it.

@@ -45,7 +45,7 @@ impl<'a> Checker<'a> {
             Ty::Void => Err(Diagnostic::new(
                 Tag::D_DEREF_VOID,
                 span,
-                "cannot dereference a pointer to void",
+                "cannot dereference pointer to void",
             )),
             // A D string in memory (a `string` member of a D struct or union):
             // `strsize` bytes holding a NUL-terminated string.
@@ -229,19 +229,32 @@ impl<'a> Checker<'a> {
             )
         });
         let Some(obj) = sou else {
-            let (tag, what) = if arrow {
-                (Tag::D_OP_PTR, "a pointer to a struct or union")
-            } else {
-                (Tag::D_OP_SOU, "a struct or union")
-            };
-            return Err(Diagnostic::new(
-                tag,
-                span,
-                format!(
-                    "operator {op} cannot be applied to type \"{}\"; must be applied to {what}",
-                    self.name(&b.ty)
+            // As libdtrace words them: `->` needs a pointer, then one to a
+            // struct or union; `.` needs a struct or union.
+            let d = match (arrow, obj) {
+                (true, None) => Diagnostic::new(
+                    Tag::D_OP_PTR,
+                    span,
+                    "operator -> must be applied to a pointer",
                 ),
-            ));
+                (true, Some(o)) => Diagnostic::new(
+                    Tag::D_OP_SOU,
+                    span,
+                    format!(
+                        "operator -> cannot be applied to pointer to type \"{}\"; must be applied to a struct or union pointer",
+                        self.types.name_of(o)
+                    ),
+                ),
+                (false, _) => Diagnostic::new(
+                    Tag::D_OP_SOU,
+                    span,
+                    format!(
+                        "operator . cannot be applied to type \"{}\"; must be applied to a struct or union",
+                        self.name(&b.ty)
+                    ),
+                ),
+            };
+            return Err(d);
         };
         if let TypeKind::Forward { name: n, is_union } = self.types.kind(self.types.resolve(obj)) {
             return Err(Diagnostic::new(
@@ -313,15 +326,16 @@ impl<'a> Checker<'a> {
                 span,
                 "cannot take address of bit-field",
             )),
-            (kind, Some(id)) if v.ty.is_agg() => {
-                let p = self.types.pointer_to(id);
-                Ok(mk(kind, Ty::Ptr { id: p }, span))
-            }
+            // D variables (structs and arrays too) have no address D may use.
             (TExprKind::Var(_) | TExprKind::ArrayGet { .. }, _) => Err(Diagnostic::new(
                 Tag::D_ADDROF_VAR,
                 span,
                 "cannot take address of dynamic variable",
             )),
+            (kind, Some(id)) if v.ty.is_agg() => {
+                let p = self.types.pointer_to(id);
+                Ok(mk(kind, Ty::Ptr { id: p }, span))
+            }
             // dtrace(1)'s D_ADDROF_LVAL, for an operand that is not an lvalue.
             _ => Err(Diagnostic::new(
                 Tag::D_ADDROF_LVAL,
@@ -584,6 +598,18 @@ impl<'a> Checker<'a> {
             Ty::Ptr { id } => c.pointee(*id).map(|p| c.elem_size(p)).unwrap_or(1),
             _ => 1,
         };
+        // A `void *` has no step: D refuses arithmetic on it.
+        let is_void = |c: &Self, t: &Ty| match t {
+            Ty::Ptr { id } => c
+                .pointee(*id)
+                .is_some_and(|p| matches!(c.types.kind(c.types.resolve(p)), TypeKind::Void)),
+            _ => false,
+        };
+        if matches!(op, ArithOp::Add | ArithOp::Sub)
+            && (is_void(self, &a.ty) || is_void(self, &b.ty))
+        {
+            return Err(self.incompat(&a.ty, sym, &b.ty, span));
+        }
         match (op, a.ty, b.ty) {
             (ArithOp::Add, Ty::Ptr { .. }, Ty::Int { .. }) => {
                 let s = step(self, &a.ty);
@@ -679,10 +705,7 @@ impl<'a> Checker<'a> {
                 return Err(Diagnostic::new(
                     Tag::D_SIZEOF_TYPE,
                     span,
-                    format!(
-                        "cannot apply sizeof to an incomplete type: {}",
-                        self.types.name_of(id)
-                    ),
+                    "cannot apply sizeof to an operand of unknown size",
                 ))
             }
             _ => self.types.size_of(id, self.opts.strsize as u64),
@@ -745,9 +768,9 @@ impl<'a> Checker<'a> {
         }
         let Some((m, _)) = self.types.member(id, member) else {
             return Err(Diagnostic::new(
-                Tag::D_TYPE_MEMBER,
+                Tag::D_UNKNOWN,
                 span,
-                format!("{member} is not a member of {}", self.types.name_of(id)),
+                format!("failed to determine offset of {member}: Member name not found"),
             ));
         };
         if m.bit_size != 0 {

@@ -104,6 +104,7 @@ impl<'a> Checker<'a> {
                             name: name.clone(),
                             ty,
                             span: lhs.span,
+                            ckind: CKind::Unknown,
                         });
                         self.globals.insert(name.clone(), id);
                         id
@@ -142,6 +143,7 @@ impl<'a> Checker<'a> {
                             name: name.clone(),
                             ty,
                             span: lhs.span,
+                            ckind: CKind::Unknown,
                         });
                         map.insert(name.clone(), id);
                         id
@@ -153,6 +155,15 @@ impl<'a> Checker<'a> {
                     (VarRef::Clause(id), self.out.clause_vars[id as usize].ty)
                 };
                 self.finish_assign(LValue::Var(vr), ty, r, span)
+            }
+            // `p.x = v` with `p` a pointer: the member error first.
+            K::Member {
+                base,
+                name,
+                arrow: false,
+            } if self.expr(base).is_ok_and(|b| b.ty.is_ptr()) => {
+                self.member(base, name, false, lhs.span)?;
+                Err(not_writable(lhs, "="))
             }
             K::Index { .. } | K::Member { arrow: false, .. }
                 if self.scalar_array_elem(lhs)?.is_some() =>
@@ -172,6 +183,11 @@ impl<'a> Checker<'a> {
             }
             K::Index { base, index } => {
                 let Some(name) = self.assoc_name(base) else {
+                    if let K::ThisVar(n) = &base.kind {
+                        if !self.clause.contains_key(n) {
+                            return Err(local_array(base.span));
+                        }
+                    }
                     return Err(not_writable(lhs, "="));
                 };
                 let name = &name;
@@ -188,6 +204,7 @@ impl<'a> Checker<'a> {
                             name: name.clone(),
                             keys: keys.iter().map(|k| k.ty).collect(),
                             value: ty,
+                            ckind: CKind::Unknown,
                         });
                         self.arrays.insert(name.clone(), a);
                         a
@@ -299,6 +316,15 @@ impl<'a> Checker<'a> {
                     self.out.clause_vars[id as usize].ty,
                 ))
             }
+            // `p.x` with `p` a pointer: the member error first, as when read.
+            K::Member {
+                base,
+                name,
+                arrow: false,
+            } if self.expr(base).is_ok_and(|b| b.ty.is_ptr()) => {
+                self.member(base, name, false, e.span)?;
+                Err(not_writable(e, sym))
+            }
             K::Index { .. } | K::Member { arrow: false, .. }
                 if self.scalar_array_elem(e)?.is_some() =>
             {
@@ -331,6 +357,7 @@ impl<'a> Checker<'a> {
             name: name.to_string(),
             ty,
             span,
+            ckind: CKind::Unknown,
         });
         self.globals.insert(name.to_string(), id);
         id
@@ -342,6 +369,7 @@ impl<'a> Checker<'a> {
             name: name.to_string(),
             ty,
             span,
+            ckind: CKind::Unknown,
         });
         self.thread.insert(name.to_string(), id);
         id
@@ -353,6 +381,7 @@ impl<'a> Checker<'a> {
             name: name.to_string(),
             ty,
             span,
+            ckind: CKind::Unknown,
         });
         self.clause.insert(name.to_string(), id);
         id
@@ -364,19 +393,27 @@ impl<'a> Checker<'a> {
             name: name.to_string(),
             keys: keys.iter().map(|k| k.ty).collect(),
             value,
+            ckind: CKind::Unknown,
         });
         self.arrays.insert(name.to_string(), a);
         a
     }
 
     pub(crate) fn keys(&mut self, index: &[ast::Expr]) -> R<Vec<TExpr>> {
+        self.keys_of(index, false)
+    }
+
+    /// [`Checker::keys`]; with `sou`, structs and unions are keys too (by their
+    /// bytes), as in associative arrays.
+    pub(crate) fn keys_of(&mut self, index: &[ast::Expr], sou: bool) -> R<Vec<TExpr>> {
         if index.len() > self.opts.tregs as usize {
             let span = index.first().map_or(Span::default(), |k| k.span);
             return Err(Diagnostic::new(
                 Tag::D_NOREG,
                 span,
                 "Insufficient tuple registers to generate code",
-            ));
+            )
+            .without_line());
         }
         let mut keys = Vec::new();
         let depth = self.depth;
@@ -390,9 +427,13 @@ impl<'a> Checker<'a> {
             let t = if let Ty::Stack { .. } = t.ty {
                 t
             } else {
-                self.storable(t)?
+                self.storable_in(t, sou)?
             };
-            if !(t.ty.is_int_or_ptr() || t.ty.is_str() || matches!(t.ty, Ty::Stack { .. })) {
+            if !(t.ty.is_int_or_ptr()
+                || t.ty.is_str()
+                || matches!(t.ty, Ty::Stack { .. })
+                || (sou && t.ty.is_agg()))
+            {
                 return Err(Diagnostic::new(
                     Tag::D_KEY_TYPE,
                     k.span,
@@ -454,12 +495,18 @@ impl<'a> Checker<'a> {
                     out.push(*p)
                 }
                 (Ty::Str { cap: a }, Ty::Str { cap: b }) => out.push(Ty::Str { cap: *a.max(b) }),
+                (Ty::Agg { id: a, .. }, Ty::Agg { id: b, .. })
+                    if self.types.name_of(self.types.resolve(*a))
+                        == self.types.name_of(self.types.resolve(*b)) =>
+                {
+                    out.push(*p)
+                }
                 _ => {
                     return Err(Diagnostic::new(
                         Tag::D_PROTO_ARG,
                         k.span,
                         format!(
-                            "{what} key #{} is incompatible with prototype:\n\tprototype: {}\n\t argument: {}",
+                            "{what} key #{} is incompatible with prototype:\n\tprototype: {}\n\t      key: {}",
                             i + 1,
                             self.name(p),
                             self.name(&k.ty)
@@ -481,6 +528,9 @@ impl<'a> Checker<'a> {
             K::Ident(name) if name == "args" && !self.arrays.contains_key(name) => {
                 self.args_index(index, span)
             }
+            K::Ident(name) if name == "uregs" && !self.arrays.contains_key(name) => {
+                self.uregs_index(index, span)
+            }
             K::Ident(name) if !self.arrays.contains_key(name) && self.names_object(name) => {
                 self.c_index(base, index, span)
             }
@@ -488,7 +538,7 @@ impl<'a> Checker<'a> {
                 let Some(array) = self.arrays.get(name).copied() else {
                     return Err(undefined(name, base.span));
                 };
-                let keys = self.keys(index)?;
+                let keys = self.keys_of(index, true)?;
                 let keys = self.match_keys(array, name, keys, span)?;
                 let ty = self.out.arrays[array as usize].value;
                 Ok(mk(TExprKind::ArrayGet { array, keys }, ty, span))
@@ -537,7 +587,7 @@ impl<'a> Checker<'a> {
             }
         }
         self.depth += keys.len() as u32;
-        let user = self.keys(index);
+        let user = self.keys_of(index, true);
         self.depth -= keys.len() as u32;
         keys.extend(user?);
         Ok(keys)
@@ -551,6 +601,15 @@ impl<'a> Checker<'a> {
 
 /// A place that is not a variable: kernel memory is read-only to D, anything else
 /// is not an lvalue at all.
+/// `this->a[k]` names no variable: D has no clause-local associative arrays.
+fn local_array(span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Tag::D_ARR_LOCAL,
+        span,
+        "local variables may not be used as associative arrays",
+    )
+}
+
 fn not_writable(e: &ast::Expr, sym: &str) -> Diagnostic {
     if matches!(
         e.kind,

@@ -99,9 +99,11 @@ impl<'a> Checker<'a> {
             ));
         }
         if !self.is_sou(out) {
+            // Also reported at the end of the translator.
+            let end = Span::new(t.span.source, t.span.hi, t.span.hi);
             return Err(Diagnostic::new(
                 Tag::D_XLATE_SOU,
-                t.output.span,
+                end,
                 "translator output type must be a struct or union",
             ));
         }

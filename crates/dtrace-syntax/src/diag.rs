@@ -263,6 +263,9 @@ pub struct Diagnostic {
     pub span: Option<Span>,
     pub message: String,
     pub notes: Vec<String>,
+    /// Reported without a line number (as libdtrace reports errors of code
+    /// generation), though the span still places it for the rich form.
+    pub lineless: bool,
 }
 
 impl Diagnostic {
@@ -272,6 +275,7 @@ impl Diagnostic {
             span: Some(span),
             message: message.into(),
             notes: Vec::new(),
+            lineless: false,
         }
     }
 
@@ -281,7 +285,14 @@ impl Diagnostic {
             span: None,
             message: message.into(),
             notes: Vec::new(),
+            lineless: false,
         }
+    }
+
+    /// See [`Diagnostic::lineless`].
+    pub fn without_line(mut self) -> Diagnostic {
+        self.lineless = true;
+        self
     }
 
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
@@ -317,6 +328,10 @@ pub fn render_dtrace(map: &SourceMap, d: &Diagnostic, opts: RenderOptions) -> St
                     Some(other) if other != path && !is_stdin(other) => format!(
                         "dtrace: failed to compile script {}: {}\"{}\", line {}: {}",
                         path, tag, other, line, d.message
+                    ),
+                    _ if d.lineless => format!(
+                        "dtrace: failed to compile script {}: {}{}",
+                        path, tag, d.message
                     ),
                     _ => format!(
                         "dtrace: failed to compile script {}: {}line {}: {}",

@@ -37,6 +37,7 @@ pub mod prog;
 pub mod ringbuf;
 pub mod sys;
 pub mod tracefs;
+pub mod uprobe;
 
 pub use features::{test_gate, Features, TestGate};
 pub use map::{MapError, MapFd, MapSpec, MapType, UpdateFlags};

@@ -82,6 +82,7 @@ impl ExitStatus {
 pub struct Child {
     pid: libc::pid_t,
     command: String,
+    path: PathBuf,
     /// Write end of the gate: one byte releases the child, closing it cancels.
     gate: Option<OwnedFd>,
     /// Read end of the close-on-exec error pipe: EOF means exec succeeded.
@@ -118,7 +119,7 @@ pub fn spawn_gated<S: AsRef<OsStr>>(argv: &[S]) -> Result<Child, SpawnError> {
     let (err_read, err_write) = pipe().map_err(SpawnError::Setup)?;
 
     // SAFETY: fork has no memory-safety preconditions. In the child we only call
-    // async-signal-safe functions (close, read, sigprocmask, signal, execv, write,
+    // async-signal-safe functions (close, read, prctl, sigprocmask, signal, execv, write,
     // _exit) on data prepared before the fork, and never return from this function.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
@@ -138,6 +139,7 @@ pub fn spawn_gated<S: AsRef<OsStr>>(argv: &[S]) -> Result<Child, SpawnError> {
     Ok(Child {
         pid,
         command,
+        path,
         gate: Some(gate_write),
         exec_errors: Some(err_read),
         status: None,
@@ -171,6 +173,10 @@ fn child_after_fork(
             libc::_exit(GATE_CLOSED_STATUS);
         }
         libc::close(gate_read);
+        // If dtrace dies (even by SIGKILL) the command dies too: it may be
+        // stopped at its entry point waiting for dtrace, and dtrace(1) never
+        // leaves the processes it created behind.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
 
         // dtrace blocks signals for its signalfd and Rust ignores SIGPIPE: the
         // command must start with the defaults.
@@ -263,6 +269,47 @@ impl Child {
                 return Ok(status);
             }
         }
+    }
+
+    /// Wait until the child stops (true) or ends (false; its status is kept).
+    pub fn wait_stopped(&mut self) -> io::Result<bool> {
+        if self.status.is_some() {
+            return Ok(false);
+        }
+        let mut raw = 0;
+        loop {
+            // SAFETY: `raw` is a valid out-pointer for the duration of the call.
+            let r = unsafe { libc::waitpid(self.pid, &mut raw, libc::WUNTRACED) };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            if libc::WIFSTOPPED(raw) {
+                return Ok(true);
+            }
+            self.status = Some(ExitStatus::from_wait_status(raw));
+            return Ok(false);
+        }
+    }
+
+    /// Let a stopped child go on (SIGCONT).
+    pub fn resume(&self) -> io::Result<()> {
+        if self.status.is_some() {
+            return Ok(());
+        }
+        // SAFETY: kill has no memory-safety preconditions; `pid` is our unreaped child.
+        if unsafe { libc::kill(self.pid, libc::SIGCONT) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// The executable the child runs (resolved in `PATH`).
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Send SIGKILL (if it has not been reaped yet).

@@ -31,6 +31,8 @@ pub enum AttachType {
     TraceFexit = 25,
     PerfEvent = 41,
     KprobeMulti = 42,
+    /// `BPF_TRACE_UPROBE_MULTI`: a kprobe-type program on a uprobe_multi link.
+    UprobeMulti = 48,
 }
 
 /// What to load.
@@ -288,6 +290,11 @@ impl ProgFd {
             sys: sys.clone(),
             prog_type: spec.prog_type,
         })
+    }
+
+    /// The interface to the kernel this program was loaded through.
+    pub fn sys(&self) -> &SysRef {
+        &self.sys
     }
 
     pub fn prog_type(&self) -> ProgType {

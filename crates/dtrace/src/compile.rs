@@ -149,7 +149,13 @@ fn match_clause(
                 errtags,
             )
         })?;
-        let found = catalog.matches(&desc);
+        let found = catalog.matches_checked(&desc).map_err(|e| {
+            error(
+                map,
+                &Diagnostic::new(proc_tag(e.kind), spec.span, e.message),
+                errtags,
+            )
+        })?;
         if found.is_empty() && !zdefs {
             let d = Diagnostic::new(
                 Tag::D_PDESC_ZERO,
@@ -170,6 +176,19 @@ fn match_clause(
         }
     }
     Ok(probes)
+}
+
+/// The `D_PROC_*` tag of a pid/usdt description's error.
+fn proc_tag(kind: dtrace_providers::ProcErrorKind) -> Tag {
+    use dtrace_providers::ProcErrorKind as K;
+    match kind {
+        K::Grab => Tag::D_PROC_GRAB,
+        K::Func => Tag::D_PROC_FUNC,
+        K::Off => Tag::D_PROC_OFF,
+        K::Align => Tag::D_PROC_ALIGN,
+        K::Name => Tag::D_PROC_NAME,
+        K::Lib => Tag::D_PROC_LIB,
+    }
 }
 
 /// Every probe description of every clause of `items` with the probes it

@@ -46,6 +46,7 @@ pub mod metrics;
 pub mod options;
 mod session;
 pub mod source;
+pub mod targets;
 
 pub use dtrace_codegen::desc::{AggDesc, AggFunc, FaultKind, ProbeName};
 pub use dtrace_consumer::{
@@ -590,6 +591,16 @@ impl Dtrace {
         &mut self,
         source: Option<&Source>,
     ) -> Result<(Vec<ProbeListing>, Vec<String>), CompileError> {
+        self.list_with_vars(source, &HashMap::new())
+    }
+
+    /// Like [`Dtrace::list_with_misses`], with macro variables (`$target`
+    /// of `-l -c cmd`) defined.
+    pub fn list_with_vars(
+        &mut self,
+        source: Option<&Source>,
+        macro_vars: &HashMap<String, String>,
+    ) -> Result<(Vec<ProbeListing>, Vec<String>), CompileError> {
         let mut misses = Vec::new();
         let probes: Vec<ProbeInfo> = match source {
             None => {
@@ -598,7 +609,7 @@ impl Dtrace {
             }
             Some(src) => {
                 let src = &*self.preprocessed(src)?;
-                let (program, _, _) = self.parse(src, &[], &HashMap::new())?;
+                let (program, _, _) = self.parse(src, &[], macro_vars)?;
                 for item in &program.items {
                     let dtrace_syntax::ast::Item::Clause(c) = item else {
                         continue;
@@ -710,7 +721,11 @@ impl Dtrace {
                 detail: None,
             })?;
         }
-        Session::new(&sys, &features, compiled, &self.options)
+        let mut sites = std::collections::BTreeMap::new();
+        for (id, _) in compiled.programs.iter().flat_map(|p| p.uprobes.iter()) {
+            sites.insert(*id, self.catalog.uprobe_sites(*id).to_vec());
+        }
+        Session::new(&sys, &features, compiled, &self.options, sites)
     }
 }
 

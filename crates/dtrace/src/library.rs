@@ -7,10 +7,12 @@
 //!   (`psinfo_t`, `lwpsinfo_t`, their translators from `struct task_struct *`,
 //!   `curpsinfo`, `curlwpsinfo`, and `cpuinfo_t` from a task for `sched`),
 //!   `cpuinfo.d` (`curcpu`, `pset`, `chip`, `lgrp`), `io.d` (`bufinfo_t`,
-//!   `devinfo_t`, `fileinfo_t` and their translators from the block layer).
+//!   `devinfo_t`, `fileinfo_t` and their translators from the block layer),
+//!   `regs.d` (the `R_*` register numbers of `uregs[]`).
 //!   A provider whose arguments are translated (`proc`, `sched`, `io`) loads
 //!   the library defining their types when a program names it. `net.d` holds
-//!   (`ipaddr_t`, `in6_addr_t`, `AF_*`, `IPPROTO_*`, `ARPHRD_*`).
+//!   (`ipaddr_t`, `in6_addr_t`, `AF_*`, `IPPROTO_*`, `ARPHRD_*`); `regs.d`
+//!   the `R_*` indices of `uregs[]`.
 //! - User libraries: every `*.d` file of each `-L dir` / `-x libdir=dir`
 //!   directory, directories in the order given, files in name order.
 //!
@@ -40,6 +42,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("procfs.d", include_str!("../lib/procfs.d")),
     ("io.d", include_str!("../lib/io.d")),
     ("net.d", include_str!("../lib/net.d")),
+    ("regs.d", include_str!("../lib/regs.d")),
 ];
 
 /// Type names sema defines before any program (the parser must know them to read

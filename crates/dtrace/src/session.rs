@@ -111,11 +111,16 @@ impl Session {
         features: &Features,
         compiled: CompiledProgram,
         options: &Options,
+        uprobe_sites: std::collections::BTreeMap<
+            u32,
+            Vec<(dtrace_providers::procmap::UprobeSite, u16)>,
+        >,
     ) -> Result<Session, ExecError> {
         let load = dtrace_runtime::LoadOptions {
             bpflog: options
                 .bpflog
                 .then(|| options.bpflogsize.unwrap_or(1 << 20) as usize),
+            uprobe_sites,
         };
         let rt =
             dtrace_runtime::Session::load(sys, features, &compiled, &load).map_err(exec_error)?;

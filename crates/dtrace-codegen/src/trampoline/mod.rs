@@ -8,6 +8,7 @@ pub mod profile;
 pub mod rawsdt;
 pub mod syscall;
 pub mod tracepoint;
+pub mod uprobe;
 
 use crate::asm::{Asm, FuncId, Label};
 use crate::layout::{self, Layout};

@@ -31,7 +31,7 @@ pub fn build(
     a.finish()
 }
 
-fn size_of(bytes: u8) -> Size {
+pub(crate) fn size_of(bytes: u8) -> Size {
     match bytes {
         1 => Size::B,
         2 => Size::H,
@@ -68,5 +68,8 @@ fn load_field(a: &mut Asm, f: &RecordField, slot: i16) {
             }
             a.emit(Insn::stx_mem(Size::DW, DC, Reg::R2, slot));
         }
+        // User-space locations belong to uprobe contexts; a tracepoint has none
+        // (the argument stays 0).
+        FieldKind::UserReg | FieldKind::UserMem { .. } | FieldKind::Const(_) => {}
     }
 }

@@ -85,8 +85,12 @@ pub fn load(sys: &SysRef, cp: &CompiledProgram) -> Result<Session, String> {
             ProgType::RawTracepoint => dtrace_sys::ProgType::RawTracepoint,
             ProgType::PerfEvent => dtrace_sys::ProgType::PerfEvent,
             ProgType::Tracepoint => dtrace_sys::ProgType::Tracepoint,
+            ProgType::Uprobe => dtrace_sys::ProgType::Kprobe,
         };
-        let spec = ProgSpec::new(pt, &p.name, &insns);
+        let mut spec = ProgSpec::new(pt, &p.name, &insns);
+        if p.prog_type == ProgType::Uprobe {
+            spec.expected_attach_type = dtrace_sys::AttachType::UprobeMulti;
+        }
         let fd = ProgFd::load(sys, &spec).map_err(|e| format!("{e}"))?;
         progs.push((fd, p.attach));
     }

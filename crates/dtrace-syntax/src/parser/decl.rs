@@ -122,7 +122,11 @@ impl<'a> Parser<'a> {
             match &t.kind {
                 Tok::Kw(k) if allow_storage && k.is_storage() => {
                     if spec.storage.is_some() {
-                        return Err(self.syntax_error(&t));
+                        return Err(Diagnostic::new(
+                            crate::Tag::D_DECL_CLASS,
+                            t.span,
+                            "only one storage class allowed in a declaration",
+                        ));
                     }
                     spec.storage = Some(kw_text(*k).to_string());
                 }
@@ -210,12 +214,15 @@ impl<'a> Parser<'a> {
                 self.bump()?;
                 break;
             }
-            let (name, span) = self.expect_ident()?;
+            let (name, _) = self.expect_ident()?;
             let value = if self.eat(P::Assign)? {
                 Some(self.assign_expr()?)
             } else {
                 None
             };
+            // Errors about an enumerator are placed, as libdtrace places
+            // them, where its definition ends: at the token after it.
+            let span = self.peek()?.span;
             out.push((name, value, span));
             if self.eat(P::Comma)? {
                 continue;
@@ -494,11 +501,14 @@ impl<'a> Parser<'a> {
         self.expect(P::LBrace)?;
         let mut members = Vec::new();
         while !self.eat(P::RBrace)? {
-            let (name, span) = self.expect_member_name()?;
+            let (name, _) = self.expect_member_name()?;
             self.expect(P::Assign)?;
             let e = self.expr()?;
             self.expect(P::Semi)?;
-            members.push((name, e, self.span_from(span)));
+            // Errors about a member definition are placed, as libdtrace
+            // places them, at the token after it.
+            let span = self.peek()?.span;
+            members.push((name, e, span));
         }
         self.expect(P::Semi)?;
         Ok(Translator {

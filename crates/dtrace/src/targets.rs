@@ -1,11 +1,24 @@
-//! The processes dtrace(1) was pointed at: `-c` commands it creates (held behind a
-//! gate until tracing is live) and `-p` processes it grabs. Tracing stops once
-//! all of them have exited, with a notice for each, worded as dtrace's:
-//! `pid N has exited`, `pid N exited with status S`, `pid N terminated by SIGSEGV`.
+//! Process control (libdtrace's `dtrace_proc_create`/`dtrace_proc_grab`): the
+//! processes a session is pointed at: `-c` commands it creates and `-p`
+//! processes it grabs. Tracing stops once all of them have exited, with a
+//! notice for each, worded as dtrace's: `pid N has exited`, `pid N exited
+//! with status S`, `pid N terminated by SIGSEGV`.
+//!
+//! A created command is held twice. Until [`Targets::create`] returns it
+//! waits behind a gate, before its `execve`; it is then let through and runs
+//! until its executable's entry point, where a one-shot uprobe stops it
+//! (`bpf_send_signal(SIGSTOP)`, no ptrace). There its libraries are mapped,
+//! so `pid$target:libc.so.6::` can be matched, and nothing it did before
+//! `execve` (as a copy of dtrace) was traced. [`Targets::release_all`] lets it
+//! go once every probe is attached. Where the stop is not possible (no
+//! uprobe_multi, an object we cannot read) it stays at the gate until then.
 
 use std::os::fd::{AsRawFd, RawFd};
+use std::path::{Path, PathBuf};
 
+use dtrace_providers::elf::Elf;
 use dtrace_sys::proc::{self, Child, ExitStatus, PidFd};
+use dtrace_sys::uprobe::{attach_multi, load_stop_program, UprobePoint};
 
 /// A `-p` process: not our child, so we only learn that it is gone.
 struct Grabbed {
@@ -21,14 +34,25 @@ struct Created {
     child: Child,
     /// Its exit notice has been given.
     reported: bool,
+    /// It is stopped at its entry point (else still at the gate).
+    stopped: bool,
 }
 
+/// The processes a session traces (`-c` commands it created, `-p`
+/// processes it grabbed), and what has been reported about them.
 pub struct Targets {
     children: Vec<Created>,
     grabbed: Vec<Grabbed>,
 }
 
+impl Default for Targets {
+    fn default() -> Self {
+        Targets::new()
+    }
+}
+
 impl Targets {
+    /// No targets yet.
     pub fn new() -> Targets {
         Targets {
             children: Vec::new(),
@@ -45,10 +69,12 @@ impl Targets {
         } else {
             words
         };
-        let child = proc::spawn_gated(&argv).map_err(|e| format!("dtrace: {e}"))?;
+        let mut child = proc::spawn_gated(&argv).map_err(|e| format!("dtrace: {e}"))?;
+        let stopped = stop_at_entry(&mut child).map_err(|e| format!("dtrace: {e}"))?;
         self.children.push(Created {
             child,
             reported: false,
+            stopped,
         });
         Ok(())
     }
@@ -70,11 +96,11 @@ impl Targets {
         Ok(())
     }
 
+    /// Whether there is no target at all.
     pub fn is_empty(&self) -> bool {
         self.children.is_empty() && self.grabbed.is_empty()
     }
 
-    /// `$target`: the first created process, else the first grabbed one.
     /// Every target's pid.
     pub fn pids(&self) -> Vec<u32> {
         self.children
@@ -85,6 +111,7 @@ impl Targets {
             .collect()
     }
 
+    /// `$target`: the first created process, else the first grabbed one.
     pub fn target_pid(&self) -> Option<i32> {
         self.children
             .first()
@@ -103,7 +130,14 @@ impl Targets {
     /// Let every created process run.
     pub fn release_all(&mut self) -> Result<(), String> {
         for c in &mut self.children {
-            c.child.release().map_err(|e| format!("dtrace: {e}"))?;
+            if c.stopped {
+                c.stopped = false;
+                c.child.resume().map_err(|e| {
+                    format!("dtrace: failed to resume process: {}", proc::strerror(&e))
+                })?;
+            } else {
+                c.child.release().map_err(|e| format!("dtrace: {e}"))?;
+            }
         }
         Ok(())
     }
@@ -154,6 +188,50 @@ impl Targets {
     pub fn kill_all(&mut self) {
         self.children.clear();
     }
+}
+
+/// The file and file offset where a process running `path` enters its own
+/// code: the executable's entry point, or its interpreter's for a `#!` script.
+fn entry_of(path: &Path) -> Option<(PathBuf, u64)> {
+    let head = std::fs::read(path).ok()?;
+    if let Some(rest) = head.strip_prefix(b"#!") {
+        let line = rest.split(|b| *b == b'\n').next()?;
+        let line = String::from_utf8_lossy(line);
+        let interp = line.split_ascii_whitespace().next()?;
+        let interp = PathBuf::from(interp);
+        let elf = Elf::open(&interp).ok()?;
+        let off = elf.file_offset(elf.entry)?;
+        return Some((interp, off));
+    }
+    let elf = Elf::parse(head)?;
+    let off = elf.file_offset(elf.entry)?;
+    Some((path.to_path_buf(), off))
+}
+
+/// Let a gated child run up to its entry point and stop there. False (the
+/// child still gated) when that cannot be arranged here.
+fn stop_at_entry(child: &mut Child) -> Result<bool, String> {
+    let Some((path, offset)) = entry_of(child.path()) else {
+        return Ok(false);
+    };
+    let sys = dtrace_sys::kernel();
+    let Ok(prog) = load_stop_program(&sys) else {
+        return Ok(false);
+    };
+    let point = UprobePoint {
+        offset,
+        ref_ctr_offset: 0,
+        cookie: 0,
+    };
+    let Ok(link) = attach_multi(&prog, &path, &[point], false, child.pid() as u32) else {
+        return Ok(false);
+    };
+    child.release().map_err(|e| e.to_string())?;
+    let stopped = child
+        .wait_stopped()
+        .map_err(|e| format!("failed to control process: {}", proc::strerror(&e)))?;
+    drop(link);
+    Ok(stopped)
 }
 
 /// dtrace's notice for a created process that ended.

@@ -1,0 +1,131 @@
+//! Uprobe trampolines (pid and usdt probes): a kprobe-type program on
+//! uprobe_multi links; the context is the user's `struct pt_regs`.
+//!
+//! The attach cookie indexes a read-only table of the program's probes:
+//! `{probe id, probe index, clause mask words, argument spec}`. Probes whose
+//! arguments live in the same places share a spec; the trampoline has one
+//! block of argument loads per spec (pid probes: one, the ABI registers).
+
+use super::{cpu_check, dctx_lookup, dispatch, epilogue, state_check, Dispatch, CTX, DC, ENTRY};
+use crate::asm::Asm;
+use crate::layout::{self, Layout};
+use crate::trampoline::tracepoint::size_of;
+use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
+use dtrace_sema::{FieldKind, RecordField};
+
+/// x86_64 `struct pt_regs` offsets of the registers user-space probes read.
+pub mod regs {
+    pub const R15: u16 = 0;
+    pub const R14: u16 = 8;
+    pub const R13: u16 = 16;
+    pub const R12: u16 = 24;
+    pub const BP: u16 = 32;
+    pub const BX: u16 = 40;
+    pub const R11: u16 = 48;
+    pub const R10: u16 = 56;
+    pub const R9: u16 = 64;
+    pub const R8: u16 = 72;
+    pub const AX: u16 = 80;
+    pub const CX: u16 = 88;
+    pub const DX: u16 = 96;
+    pub const SI: u16 = 104;
+    pub const DI: u16 = 112;
+    pub const IP: u16 = 128;
+    pub const SP: u16 = 152;
+}
+
+/// Build the trampoline of a program serving `n` probes (cookies `0..n`),
+/// whose table is map `table` with the spec id at byte `spec_at` of an entry.
+pub fn build(
+    l: &Layout,
+    table: usize,
+    n: u32,
+    spec_at: i16,
+    specs: &[Vec<RecordField>],
+    args: bool,
+    d: &Dispatch,
+) -> Asm {
+    let mut a = Asm::new();
+    let out = a.label();
+    a.emit(Insn::mov64_reg(CTX, Reg::R1));
+    state_check(&mut a, l, out);
+    cpu_check(&mut a, l, out);
+    a.emit(Insn::mov64_reg(Reg::R1, CTX));
+    a.call_helper(helper::GET_ATTACH_COOKIE);
+    a.jmp_imm(JmpOp::Ge, Reg::R0, n as i32, out);
+    a.emit(Insn::stx_mem(Size::W, Reg::FP, Reg::R0, -4));
+    a.ld_map(Reg::R1, table);
+    a.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+    a.emit(Insn::alu64_imm(AluOp::Add, Reg::R2, -4));
+    a.call_helper(helper::MAP_LOOKUP_ELEM);
+    a.jmp_imm(JmpOp::Eq, Reg::R0, 0, out);
+    a.emit(Insn::mov64_reg(ENTRY, Reg::R0));
+    dctx_lookup(&mut a, l, out);
+    a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, 0));
+    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_ID));
+    a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, 4));
+    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_INDEX));
+    a.emit(Insn::st_mem(Size::DW, DC, layout::D_ERRNO, 0));
+    if args {
+        super::zero_args(&mut a);
+        let done = a.label();
+        for (s, fields) in specs.iter().enumerate() {
+            let next = a.label();
+            if specs.len() > 1 {
+                a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, spec_at));
+                a.jmp_imm(JmpOp::Ne, Reg::R1, s as i32, next);
+            }
+            for (i, f) in fields.iter().take(10).enumerate() {
+                load_arg(&mut a, f, layout::D_ARGS + 8 * i as i16);
+            }
+            a.ja(done);
+            a.bind(next);
+        }
+        a.bind(done);
+    }
+    dispatch(&mut a, d, Some((l, out)));
+    epilogue(&mut a, out);
+    a.finish()
+}
+
+/// Sign-extend (or zero-extend) the low `size` bytes of r1.
+fn extend(a: &mut Asm, size: u8, signed: bool) {
+    if size >= 8 {
+        return;
+    }
+    let shift = 64 - 8 * i32::from(size);
+    a.emit(Insn::alu64_imm(AluOp::Lsh, Reg::R1, shift));
+    let op = if signed { AluOp::Arsh } else { AluOp::Rsh };
+    a.emit(Insn::alu64_imm(op, Reg::R1, shift));
+}
+
+/// Store argument `f` at `DC + slot` (already zeroed).
+fn load_arg(a: &mut Asm, f: &RecordField, slot: i16) {
+    let reg = f.offset as i16;
+    match f.kind {
+        FieldKind::UserReg => {
+            a.emit(Insn::ldx_mem(Size::DW, Reg::R1, CTX, reg));
+            extend(a, f.size, f.signed);
+            a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, slot));
+        }
+        FieldKind::UserMem { disp } => {
+            // probe_read_user(dc + slot, size, reg + disp); a fault leaves 0.
+            a.emit(Insn::mov64_reg(Reg::R1, DC));
+            a.emit(Insn::alu64_imm(AluOp::Add, Reg::R1, i32::from(slot)));
+            a.emit(Insn::mov64_imm(Reg::R2, i32::from(f.size.clamp(1, 8))));
+            a.emit(Insn::ldx_mem(Size::DW, Reg::R3, CTX, reg));
+            a.emit(Insn::alu64_imm(AluOp::Add, Reg::R3, disp));
+            a.call_helper(helper::PROBE_READ_USER);
+            if f.size < 8 {
+                a.emit(Insn::ldx_mem(size_of(f.size), Reg::R1, DC, slot));
+                extend(a, f.size, f.signed);
+                a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, slot));
+            }
+        }
+        FieldKind::Const(v) => {
+            a.mov_imm(Reg::R1, v);
+            a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, slot));
+        }
+        FieldKind::Scalar | FieldKind::Array | FieldKind::DataLoc => {}
+    }
+}

@@ -1,0 +1,2 @@
+/* A declaration names one storage class at most. */
+self this int x;

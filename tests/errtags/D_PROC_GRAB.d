@@ -1,0 +1,4 @@
+/* A process that does not exist. */
+pid2147483647:::entry
+{
+}

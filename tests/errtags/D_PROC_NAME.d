@@ -1,0 +1,4 @@
+/* The - function takes single addresses, not globs. */
+pid$target::-:1*
+{
+}
