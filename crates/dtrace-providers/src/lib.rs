@@ -8,15 +8,20 @@
 //! the first time a description could match them) get the next free IDs.
 
 pub mod attach;
+pub mod cpc;
 pub mod dtrace_provider;
 pub mod elf;
+pub mod fbt;
 pub mod io;
+pub mod kbtf;
 pub mod kernel_sdt;
+pub mod lockstat;
 pub mod pdesc;
 pub mod pid;
 pub mod proc;
 pub mod procmap;
 pub mod profile;
+pub mod rawtp;
 pub mod sched;
 pub mod sdt;
 pub mod stability;
@@ -114,6 +119,12 @@ pub trait Provider {
         let _ = name;
         None
     }
+    /// Why `probe` cannot be enabled on this kernel, in one line naming what
+    /// is missing (the enable op's refusal, before anything is loaded).
+    fn refusal(&self, probe: &ProbeInfo, features: &dtrace_sys::Features) -> Option<String> {
+        let _ = (probe, features);
+        None
+    }
 }
 
 /// All providers and their numbered probes.
@@ -124,8 +135,9 @@ pub struct Catalog {
     probes: Vec<ProbeInfo>,
     /// Whether each probe (by index) has been resolved.
     resolved: Vec<bool>,
-    /// Some lazy provider's probe was found by name before it was listed.
-    found_early: bool,
+    /// Lazy providers' probes found by name before their provider was listed
+    /// (provider, module, function, name), so listing does not number them twice.
+    found_early: std::collections::HashSet<(String, String, String, String)>,
     /// Where each user-space (pid, usdt) probe attaches, by probe ID: its
     /// sites, each with the index of its argument layout among the probe's
     /// (a USDT probe's sites may keep their arguments in different places).
@@ -149,13 +161,17 @@ impl Catalog {
             Box::new(proc::ProcProvider),
             Box::new(sched::SchedProvider),
             Box::new(io::IoProvider),
+            Box::new(rawtp::RawtpProvider::default()),
+            Box::new(fbt::FbtProvider::default()),
+            Box::new(lockstat::LockstatProvider),
+            Box::new(cpc::CpcProvider),
         ];
         let mut c = Catalog {
             listed: vec![false; providers.len()],
             providers,
             probes: Vec::new(),
             resolved: Vec::new(),
-            found_early: false,
+            found_early: std::collections::HashSet::new(),
             sites: std::collections::HashMap::new(),
         };
         for i in 0..c.providers.len() {
@@ -182,13 +198,13 @@ impl Catalog {
     /// Whether `provider`'s probe `t` is numbered already (found before its
     /// provider was listed).
     fn has(&self, provider: &str, t: &ProbeTemplate) -> bool {
-        self.found_early
-            && self.probes.iter().any(|p| {
-                p.provider == provider
-                    && p.module == t.module
-                    && p.function == t.function
-                    && p.name == t.name
-            })
+        !self.found_early.is_empty()
+            && self.found_early.contains(&(
+                provider.to_string(),
+                t.module.clone(),
+                t.function.clone(),
+                t.name.clone(),
+            ))
     }
 
     /// Consult lazy provider `i` for `desc`: a glob-free name is looked up
@@ -208,7 +224,12 @@ impl Catalog {
         let name = self.providers[i].name();
         for t in found {
             if !self.has(name, &t) {
-                self.found_early = true;
+                self.found_early.insert((
+                    name.to_string(),
+                    t.module.clone(),
+                    t.function.clone(),
+                    t.name.clone(),
+                ));
                 self.push(name, t);
             }
         }
@@ -221,7 +242,7 @@ impl Catalog {
         }
     }
 
-    fn push(&mut self, provider: &str, t: ProbeTemplate) -> ProbeInfo {
+    fn push(&mut self, provider: &str, t: ProbeTemplate) {
         let info = ProbeInfo {
             id: self.probes.len() as u32 + 1,
             provider: provider.to_string(),
@@ -232,9 +253,8 @@ impl Catalog {
             args: t.args,
             fields: t.fields,
         };
-        self.probes.push(info.clone());
+        self.probes.push(info);
         self.resolved.push(false);
-        info
     }
 
     /// Resolve probe `index` with its provider; false if the provider cannot.
@@ -284,6 +304,19 @@ impl Catalog {
         }
         let p = self.providers.iter().find(|p| p.name() == desc.provider)?;
         p.unavailable(&desc.name).map(str::to_string)
+    }
+
+    /// Why one of `probes` cannot be enabled here (`provider:module:function:name:
+    /// reason`), from its provider's enable op; `None` when all can.
+    pub fn refusal(&self, probes: &[ProbeInfo], features: &dtrace_sys::Features) -> Option<String> {
+        probes.iter().find_map(|p| {
+            let provider = self.providers.iter().find(|q| q.name() == p.provider)?;
+            let why = provider.refusal(p, features)?;
+            Some(format!(
+                "{}:{}:{}:{}: {why}",
+                p.provider, p.module, p.function, p.name
+            ))
+        })
     }
 
     /// The attributes of the provider named `provider`, if there is one.
@@ -441,9 +474,10 @@ impl Catalog {
         }
         match made {
             Some((name, t)) => {
-                let p = self.push(name, t);
-                self.resolve(self.probes.len() - 1);
-                vec![p]
+                self.push(name, t);
+                let last = self.probes.len() - 1;
+                self.resolve(last);
+                self.probes.get(last).cloned().into_iter().collect()
             }
             None => Vec::new(),
         }

@@ -67,6 +67,9 @@ pub struct CompileOptions {
     pub library_sources: Vec<dtrace_syntax::SourceId>,
     /// Frames `stack()` records when not given a count (`stackframes`).
     pub stackframes: u32,
+    /// Attach kernel-function probes (fbt) with kprobes rather than fentry
+    /// (set when the kernel refuses fentry but has kprobes).
+    pub kprobes: bool,
 }
 
 impl Default for CompileOptions {
@@ -86,6 +89,7 @@ impl Default for CompileOptions {
             max_syscalls: 1024,
             library_sources: Vec::new(),
             stackframes: crate::actions_ctl::DEFAULT_STACK_FRAMES,
+            kprobes: false,
         }
     }
 }

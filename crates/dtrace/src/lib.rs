@@ -505,6 +505,10 @@ impl Dtrace {
                 .stackframes
                 .unwrap_or(dtrace_sema::DEFAULT_STACK_FRAMES)
                 .clamp(1, dtrace_sema::MAX_STACK_FRAMES),
+            kprobes: self
+                .kernel
+                .as_ref()
+                .is_some_and(|(_, f)| !f.tracing && f.kprobe_pmu),
             ..CompileOptions::default()
         }
     }
@@ -683,6 +687,17 @@ impl Dtrace {
         if writes_user && !self.options.destructive {
             return Err(ExecError {
                 message: "dtrace: could not enable tracing: Destructive actions not allowed".into(),
+                detail: None,
+            });
+        }
+        // A provider that cannot enable its probes on this kernel (fbt without
+        // fentry or kprobes, cpc without hardware counters) says why, before
+        // anything is loaded.
+        let enabled: Vec<ProbeInfo> = self.clause_probes.iter().flatten().cloned().collect();
+        if let Some(why) = self.catalog.refusal(&enabled, &features) {
+            self.kernel = Some((sys, features));
+            return Err(ExecError {
+                message: format!("dtrace: could not enable tracing: {why}"),
                 detail: None,
             });
         }

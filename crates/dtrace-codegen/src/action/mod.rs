@@ -4,4 +4,4 @@ pub(crate) mod control;
 mod data;
 mod exit;
 mod speculate;
-mod stack;
+pub(crate) mod stack;
