@@ -586,7 +586,7 @@ mod tests {
             kind: FieldKind::Const(v),
         };
         let mut c = Catalog::new();
-        let info = c.push(
+        c.push(
             "p7",
             ProbeTemplate {
                 module: "x".into(),
@@ -597,22 +597,23 @@ mod tests {
                 fields: Vec::new(),
             },
         );
-        let index = (info.id - 1) as usize;
+        let info_id = c.probes().len() as u32;
+        let index = (info_id - 1) as usize;
         c.add_site(index, site(10), vec![konst(1)]);
         c.add_site(index, site(20), vec![konst(2)]);
         c.add_site(index, site(30), vec![konst(1)]);
         c.add_site(index, site(20), vec![konst(2)]); // again: no new site
         let sites: Vec<(u64, u16)> = c
-            .uprobe_sites(info.id)
+            .uprobe_sites(info_id)
             .iter()
             .map(|(s, l)| (s.offset, *l))
             .collect();
         assert_eq!(sites, vec![(10, 0), (20, 1), (30, 0)]);
-        let p = c.by_id(info.id).expect("probe");
+        let p = c.by_id(info_id).expect("probe");
         assert_eq!(p.fields, vec![konst(1), konst(2)]);
         // A layout of the wrong arity is not taken.
         c.add_site(index, site(40), vec![konst(1), konst(2)]);
-        assert_eq!(c.uprobe_sites(info.id).len(), 3);
+        assert_eq!(c.uprobe_sites(info_id).len(), 3);
     }
 
     #[test]
