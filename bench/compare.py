@@ -112,13 +112,14 @@ def attach_detach(tools, runs, skip_slow):
     return rows
 
 
-def per_event(configs, helper, calls, rounds, runs, tmp):
-    """configs: (name, argv-prefix or None, traced-syscall). Returns rows."""
+def per_event(configs, helper, calls, rounds, runs, tmp, clock="wall"):
+    """configs: (name, argv-prefix or None, traced-syscall). Returns rows.
+    clock "cpu" times the helper's rounds in its thread CPU time."""
     samples = {name: [] for name, _, _ in configs}
     out = os.path.join(tmp, "ns.txt")
     for _ in range(runs):
         for name, prefix, which in configs:
-            child = [helper, str(calls), str(rounds), out, which]
+            child = [helper, str(calls), str(rounds), out, which, clock]
             if os.path.exists(out):
                 os.unlink(out)
             if prefix is None:
@@ -153,6 +154,9 @@ def main():
     ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
     ap.add_argument("--breakdown", action="store_true",
                     help="also time dtrace clause variants, to split the per-event cost")
+    ap.add_argument("--untraced", action="store_true",
+                    help="only section 5: the cost on an untraced syscall of enabling "
+                         "a few syscalls (their own tracepoints) or many (raw sys_enter)")
     a = ap.parse_args()
 
     for tool in (a.dtrace, a.bpftrace):
@@ -162,6 +166,10 @@ def main():
         sys.exit("compare.py: run as root (both tracers need it)")
 
     dt, bt = a.dtrace, a.bpftrace
+    if a.untraced:
+        with tempfile.TemporaryDirectory(prefix="dtrace-bench-") as tmp:
+            untraced(a, dt, build_helper(tmp), tmp)
+        return 0
     with tempfile.TemporaryDirectory(prefix="dtrace-bench-") as tmp:
         helper = build_helper(tmp)
         print(f"# bench/compare.py  {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
@@ -253,6 +261,40 @@ def breakdown(a, dt, helper, tmp):
     table(a.markdown, "4. dtrace per-event cost by clause body (median of %d runs)" % a.event_runs,
           ["clause on syscall::getppid:entry", "median ns/call", "extra (median)",
            "extra (best)"], rows)
+
+
+FIVE = ["getppid", "read", "write", "openat", "close"]
+SEVEN = FIVE + ["mmap", "brk"]
+
+
+def untraced(a, dt, helper, tmp):
+    """Section 5: what enabling syscalls costs a syscall none of them is (getpid).
+
+    Five syscalls are traced through their own tracepoints
+    (syscalls:sys_enter_<name>), which other syscalls never reach; seven
+    (over the codegen threshold) through the raw sys_enter tracepoint, which
+    every syscall runs into and leaves after the number-table lookup."""
+    def prog(names):
+        probes = ",".join(f"syscall::{n}:entry" for n in names)
+        return [dt, "-q", "-n", probes + " { @[probefunc] = count(); }"]
+    configs = [
+        ("baseline getpid (untraced)", None, "getpid"),
+        ("dtrace running, no syscall enabled (tick-10s)",
+         [dt, "-q", "-n", "tick-10s { @ = count(); }"], "getpid"),
+        ("5 syscalls enabled (per-syscall tracepoints)", prog(FIVE), "getpid"),
+        ("7 syscalls enabled (raw sys_enter)", prog(SEVEN), "getpid"),
+    ]
+    samples = per_event(configs, helper, a.calls, a.rounds, a.event_runs, tmp, clock="cpu")
+    base = samples[configs[0][0]]
+    rows = []
+    for name, _, _ in configs:
+        xs = samples[name]
+        m = median(xs)
+        rows.append((name, fmt(m), fmt(m - median(base)),
+                     fmt(min(xs) - min(base)) if xs else "-", str(len(xs))))
+    table(a.markdown, "5. getpid(2), untraced, while other syscalls are enabled "
+          f"(thread CPU time, median of {a.event_runs} runs)",
+          ["configuration", "median ns/call", "extra (median)", "extra (best)", "runs"], rows)
 
 
 def table(markdown, title, head, rows):

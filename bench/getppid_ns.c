@@ -1,6 +1,6 @@
 /* getppid_ns: time getppid(2) for the per-event benchmark.
  *
- * usage: getppid_ns CALLS ROUNDS [OUTFILE] [getpid]
+ * usage: getppid_ns CALLS ROUNDS [OUTFILE] [getpid|getppid] [cpu]
  *
  * Makes ROUNDS rounds of CALLS getppid(2) calls, through syscall(2) so libc cannot
  * cache or skip them, timing each round with clock_gettime(CLOCK_MONOTONIC).
@@ -16,10 +16,12 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+static clockid_t clock_id = CLOCK_MONOTONIC;
+
 static double now_ns(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock_id, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
@@ -38,6 +40,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	long nr = (argc > 4 && strcmp(argv[4], "getpid") == 0) ? SYS_getpid : SYS_getppid;
+	if (argc > 5 && strcmp(argv[5], "cpu") == 0)
+		clock_id = CLOCK_THREAD_CPUTIME_ID;
 	double *per = calloc((size_t)rounds, sizeof(double));
 	if (per == NULL)
 		return 1;

@@ -1,4 +1,5 @@
-# -lv for a syscall probe: Private/Private/ISA arguments, typed args.
+# -lv for a syscall probe: Private/Private/ISA arguments, typed from the
+# syscall's tracepoint format: getppid takes none.
 args: -lv -n syscall::getppid:entry
 status: 0
 stdout-has:
@@ -11,9 +12,4 @@ stdout-has:
 		Data Semantics:   Private
 		Dependency Class: ISA
 	Argument Types
-		args[0]: uint64_t
-		args[1]: uint64_t
-		args[2]: uint64_t
-		args[3]: uint64_t
-		args[4]: uint64_t
-		args[5]: uint64_t
+		None

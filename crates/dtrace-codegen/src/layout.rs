@@ -112,6 +112,9 @@ pub fn round8(v: u32) -> u32 {
 /// Everything codegen needs to know about where things live.
 #[derive(Debug)]
 pub struct Layout {
+    /// Kernel frames `bpf_get_stack` skips in the program being built: the
+    /// tracing path above the probe site (set per program by the linker).
+    pub stack_skip: i32,
     pub maps: Vec<MapSpec>,
     pub ringbuf: usize,
     pub drops: usize,
@@ -346,6 +349,7 @@ impl Layout {
         let scratch_data = scratch_top + 16;
         let tmp_area = scratch_data + 2 * scratch_size + 8;
         let mut l = Layout {
+            stack_skip: crate::action::stack::RAW_TP_FRAMES,
             maps,
             ringbuf,
             drops,

@@ -150,17 +150,23 @@ pub enum ProgType {
     /// A kprobe-type program for uprobe_multi links (pid, usdt): the context is
     /// the user's `struct pt_regs`.
     Uprobe,
+    /// fentry/fexit (`BPF_PROG_TYPE_TRACING`): the context is the function's
+    /// arguments as u64s (then, for fexit, its return value).
+    Tracing,
+    /// A kprobe/kretprobe program: the context is the `struct pt_regs`.
+    Kprobe,
 }
 
-/// Where a program is attached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a program is attached. Names are owned: they are known only at run
+/// time (a kernel function, a raw tracepoint, a syscall's tracepoint).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Attach {
     /// Run once with `BPF_PROG_TEST_RUN` when tracing starts.
     Begin,
     /// Run once with `BPF_PROG_TEST_RUN` when tracing stops (runs in any state).
     End,
-    /// A raw tracepoint: `"sys_enter"` or `"sys_exit"`.
-    RawTracepoint(&'static str),
+    /// A raw tracepoint by name (`sys_enter`, `sched_switch`).
+    RawTracepoint(String),
     /// A cpu-clock perf event: on every CPU (`profile-N`) or one CPU (`tick-N`).
     CpuClock { period_ns: u64, all_cpus: bool },
     /// A kernel tracepoint's perf event (one serves every CPU), by event id.
@@ -168,6 +174,17 @@ pub enum Attach {
     /// uprobe_multi links, entry or `ret`urn, one per object file; each probe
     /// point's cookie is its index in [`BpfProgram::uprobes`].
     Uprobe { ret: bool },
+    /// Kernel tracepoints of one group by name (ids are read when attaching),
+    /// one perf event each, all running this program: the per-syscall
+    /// tracepoints `syscalls:sys_enter_<name>` of a few enabled syscalls.
+    Tracepoints { group: String, events: Vec<String> },
+    /// fentry (`ret` false) or fexit on the kernel function `func`.
+    Fentry { func: String, ret: bool },
+    /// kprobe (`ret` false) or kretprobe on the kernel function `func`.
+    Kprobe { func: String, ret: bool },
+    /// A hardware counter (perf `PERF_TYPE_HARDWARE` `config`) on every CPU,
+    /// overflowing every `count` events; `mode` 0 all, 1 user only, 2 kernel only.
+    HwCounter { config: u64, count: u64, mode: u8 },
 }
 
 /// One loadable program.

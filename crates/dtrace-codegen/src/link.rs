@@ -8,13 +8,18 @@ use crate::desc::{EpidDesc, ProbeName, ProgramDesc};
 use crate::layout::{round8, Layout};
 use crate::record::RecordPlan;
 use crate::strfn::subr::{Subrs, SUBR_BASE};
+use crate::trampoline::args::ArgsCtx;
+use crate::trampoline::syscall::SysCtx;
 use crate::trampoline::{self, Dispatch};
 use crate::{Attach, BpfProgram, CompiledProgram, MapKind, MapSpec, ProgType};
 use dtrace_bpf::MapRef;
 use dtrace_sema::{CompileOptions, ProbeInfo, ProbeKind, TypedProgram};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// The programs of a D program: one per attachment point (or, for syscalls,
+/// one per direction, dispatching by syscall number). Names are owned: they
+/// come from the probes, known only at run time.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Group {
     Begin,
     /// pid and usdt probes: entry/offset or return. Attached first (groups
@@ -28,21 +33,72 @@ enum Group {
     Tracepoint(u32),
     /// A raw tracepoint serving SDT probes (proc, sched, io), by name.
     RawSdt(&'static str),
+    /// A raw tracepoint, by name.
+    RawTracepoint(String),
+    /// A kernel function's entry or return.
+    KernelFunc {
+        func: String,
+        ret: bool,
+    },
+    /// A hardware-counter probe, by probe id.
+    Cpc(u32),
     End,
 }
 
-fn group_of(p: &ProbeInfo) -> Option<Group> {
-    Some(match p.kind {
+/// The most syscalls that are traced through their own tracepoints
+/// (`syscalls:sys_enter_<name>`): these cost nothing on other syscalls but take
+/// about 71 ms each to detach (one RCU grace period, serialized: see
+/// KERNEL-FACTS.md), so 6 of them add under half a second at exit. More use
+/// the raw `sys_enter`/`sys_exit` tracepoints: instant to detach, ~65 ns on
+/// every syscall.
+pub const SYSCALL_TRACEPOINTS_MAX: usize = 6;
+
+/// Where a probe's clauses go.
+enum Home {
+    Group(Group),
+    /// The ERROR probe: compiled into every program as the fault handler.
+    Error,
+    /// No program: lockstat probes, which their provider refuses to enable
+    /// before code generation matters (they need kernel-function attachment
+    /// with pre-conditions not generated yet).
+    None,
+}
+
+fn group_of(p: &ProbeInfo) -> Home {
+    Home::Group(match p.kind {
         ProbeKind::Begin => Group::Begin,
         ProbeKind::End => Group::End,
-        ProbeKind::Error => return None,
+        ProbeKind::Error => return Home::Error,
         ProbeKind::SyscallEntry { .. } => Group::SysEnter,
         ProbeKind::SyscallReturn { .. } => Group::SysExit,
         ProbeKind::Profile { .. } | ProbeKind::Tick { .. } => Group::Profile(p.id),
         ProbeKind::Tracepoint { event_id } => Group::Tracepoint(event_id),
         ProbeKind::RawSdt { tp, .. } => Group::RawSdt(tp),
         ProbeKind::Uprobe { ret } => Group::Uprobe(ret),
+        ProbeKind::RawTracepoint => Group::RawTracepoint(p.name.clone()),
+        ProbeKind::KernelFunc { ret, .. } => Group::KernelFunc {
+            func: p.function.clone(),
+            ret,
+        },
+        ProbeKind::Cpc { .. } => Group::Cpc(p.id),
+        ProbeKind::Lockstat { .. } => return Home::None,
     })
+}
+
+/// The per-syscall tracepoints of a syscall group, when it has few syscalls and
+/// each has one (its provider read the tracepoint's format: `fields` is set).
+fn syscall_tracepoints(members: &[(usize, Vec<ProbeInfo>)], exit: bool) -> Option<Vec<String>> {
+    let mut names: Vec<String> = Vec::new();
+    for p in members.iter().flat_map(|(_, ps)| ps) {
+        if p.fields.is_empty() {
+            return None;
+        }
+        let name = format!("sys_{}_{}", if exit { "exit" } else { "enter" }, p.function);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    (!names.is_empty() && names.len() <= SYSCALL_TRACEPOINTS_MAX).then_some(names)
 }
 
 /// Compile a checked program into maps, programs and the consumer's descriptions.
@@ -60,18 +116,19 @@ pub fn compile(
         let mut per: BTreeMap<Group, Vec<ProbeInfo>> = BTreeMap::new();
         for p in ps {
             match group_of(p) {
-                Some(g) => {
+                Home::Group(g) => {
                     let v = per.entry(g).or_default();
                     if !v.iter().any(|q| q.id == p.id) {
                         v.push(p.clone());
                     }
                 }
-                None => {
+                Home::Error => {
                     if !error_clauses.contains(&ci) {
                         error_clauses.push(ci);
                     }
                     error_probe = Some(p.clone());
                 }
+                Home::None => {}
             }
         }
         for (g, v) in per {
@@ -88,6 +145,17 @@ pub fn compile(
         funcs.push((Asm::new(), None));
         let mut clause_ids = Vec::new();
         let mut args = false;
+        // Syscalls: their own tracepoints for a few, raw sys_enter/sys_exit
+        // for many; the context decides how many frames stack() skips.
+        let sys_tp = match g {
+            Group::SysEnter | Group::SysExit => syscall_tracepoints(members, *g == Group::SysExit),
+            _ => None,
+        };
+        l.stack_skip = if sys_tp.is_some() || matches!(g, Group::Tracepoint(_)) {
+            crate::action::stack::PERF_TP_FRAMES
+        } else {
+            crate::action::stack::RAW_TP_FRAMES
+        };
         for (ci, ps) in members {
             let Some(c) = tp.clauses.get(*ci) else {
                 continue;
@@ -117,7 +185,7 @@ pub fn compile(
             funcs[0].0 = trampoline::rawsdt::build(&l, raw, &served, args, opts.kernel);
             add_subrs(&mut funcs, &l.subrs);
             let name = format!("dtrace_{raw}");
-            let attach = Attach::RawTracepoint(raw);
+            let attach = Attach::RawTracepoint(raw.to_string());
             programs.push(link(name, ProgType::RawTracepoint, attach, funcs, tp));
             continue;
         }
@@ -147,16 +215,26 @@ pub fn compile(
                 let exit = *g == Group::SysExit;
                 let table = syscall_table(&mut l, exit, members, opts);
                 let nr_max = opts.max_syscalls;
+                let dir = if exit { "exit" } else { "enter" };
+                let (attach, ctx) = match sys_tp.clone() {
+                    Some(events) => (
+                        Attach::Tracepoints {
+                            group: "syscalls".into(),
+                            events,
+                        },
+                        SysCtx::Tracepoint,
+                    ),
+                    None => (Attach::RawTracepoint(format!("sys_{dir}")), SysCtx::Raw),
+                };
+                let prog_type = match ctx {
+                    SysCtx::Raw => ProgType::RawTracepoint,
+                    SysCtx::Tracepoint => ProgType::Tracepoint,
+                };
                 (
-                    if exit {
-                        "dtrace_sys_exit"
-                    } else {
-                        "dtrace_sys_enter"
-                    }
-                    .to_string(),
-                    ProgType::RawTracepoint,
-                    Attach::RawTracepoint(if exit { "sys_exit" } else { "sys_enter" }),
-                    trampoline::syscall::build(&l, exit, table, nr_max, args, &d),
+                    format!("dtrace_sys_{dir}"),
+                    prog_type,
+                    attach,
+                    trampoline::syscall::build(&l, exit, ctx, table, nr_max, args, &d),
                 )
             }
             Group::Profile(id) => {
@@ -203,6 +281,71 @@ pub fn compile(
                         args,
                         &d,
                     ),
+                )
+            }
+            Group::RawTracepoint(name) => {
+                let nargs = first.as_ref().map_or(0, |p| p.args.len()) as u8;
+                (
+                    format!("dtrace_rawtp_{probe_id}"),
+                    ProgType::RawTracepoint,
+                    Attach::RawTracepoint(name.clone()),
+                    trampoline::args::build(
+                        &l,
+                        probe_id,
+                        index,
+                        ArgsCtx::Entry { nargs },
+                        args,
+                        &d,
+                    ),
+                )
+            }
+            Group::KernelFunc { func, ret } => {
+                let nargs = match first.as_ref().map(|p| p.kind) {
+                    Some(ProbeKind::KernelFunc { nargs, .. }) => nargs,
+                    _ => 0,
+                };
+                let name = format!("dtrace_fbt_{probe_id}");
+                if opts.kprobes {
+                    (
+                        name,
+                        ProgType::Kprobe,
+                        Attach::Kprobe {
+                            func: func.clone(),
+                            ret: *ret,
+                        },
+                        trampoline::kprobe::build(&l, probe_id, index, *ret, args, &d),
+                    )
+                } else {
+                    let ctx = if *ret {
+                        ArgsCtx::Return { nargs }
+                    } else {
+                        ArgsCtx::Entry { nargs }
+                    };
+                    (
+                        name,
+                        ProgType::Tracing,
+                        Attach::Fentry {
+                            func: func.clone(),
+                            ret: *ret,
+                        },
+                        trampoline::args::build(&l, probe_id, index, ctx, args, &d),
+                    )
+                }
+            }
+            Group::Cpc(id) => {
+                let (config, mode, count) = match first.as_ref().map(|p| p.kind) {
+                    Some(ProbeKind::Cpc { event, mode, count }) => (event, mode, count),
+                    _ => (0, 0, 1),
+                };
+                (
+                    format!("dtrace_cpc_{id}"),
+                    ProgType::PerfEvent,
+                    Attach::HwCounter {
+                        config: u64::from(config),
+                        count,
+                        mode,
+                    },
+                    trampoline::profile::build(&l, probe_id, index, args, &d),
                 )
             }
         };

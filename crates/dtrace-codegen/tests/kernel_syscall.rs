@@ -28,12 +28,12 @@ fn syscall_entry_and_return() {
         Err(e) => panic!("load failed:\n{e}\n{}", dtrace_codegen::disassemble(&cp)),
     };
     let enter = s
-        .prog(Attach::RawTracepoint("sys_enter"))
+        .prog(Attach::RawTracepoint("sys_enter".into()))
         .unwrap()
         .attach_raw_tp("sys_enter")
         .unwrap();
     let exit = s
-        .prog(Attach::RawTracepoint("sys_exit"))
+        .prog(Attach::RawTracepoint("sys_exit".into()))
         .unwrap()
         .attach_raw_tp("sys_exit")
         .unwrap();

@@ -14,13 +14,13 @@ fn programs_per_attachment() {
          syscall::read:return { trace(errno); } profile:::tick-1s { trace(cpu); } END { trace(2); }
          ERROR { trace(arg4); }",
     );
-    let attaches: Vec<Attach> = cp.programs.iter().map(|p| p.attach).collect();
+    let attaches: Vec<Attach> = cp.programs.iter().map(|p| p.attach.clone()).collect();
     assert_eq!(
         attaches,
         vec![
             Attach::Begin,
-            Attach::RawTracepoint("sys_enter"),
-            Attach::RawTracepoint("sys_exit"),
+            Attach::RawTracepoint("sys_enter".into()),
+            Attach::RawTracepoint("sys_exit".into()),
             Attach::CpuClock {
                 period_ns: 10_000_000,
                 all_cpus: false

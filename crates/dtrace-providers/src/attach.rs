@@ -5,14 +5,17 @@
 
 use crate::procmap::UprobeSite;
 use dtrace_codegen::Attach;
+use dtrace_sys::perf::hardware_attr;
+use dtrace_sys::tracefs::Tracefs;
 use dtrace_sys::uprobe::{attach_multi, UprobePoint};
-use dtrace_sys::{cpu, Features, Link, PerfEvent, ProgFd, SysRef};
+use dtrace_sys::{cpu, Features, Link, PerfEvent, ProbePoint, ProgFd, SysRef};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// One live attachment.
 #[derive(Debug)]
 pub enum Attachment {
+    /// A BPF link: raw tracepoint or fentry/fexit.
     RawTracepoint(Link),
     Perf(Vec<PerfEvent>),
     /// uprobe_multi links, one per (object file, process).
@@ -38,8 +41,8 @@ pub fn attach(
     attach: &Attach,
     sites: &[(UprobeSite, u64)],
 ) -> Result<Option<Attachment>, AttachError> {
-    match *attach {
-        Attach::Uprobe { ret } => attach_uprobes(prog, ret, sites).map(Some),
+    match attach {
+        Attach::Uprobe { ret } => attach_uprobes(prog, *ret, sites).map(Some),
         Attach::Begin | Attach::End => Ok(None),
         Attach::RawTracepoint(tp) => {
             if !features.raw_tp {
@@ -55,6 +58,7 @@ pub fn attach(
             period_ns,
             all_cpus,
         } => {
+            let (period_ns, all_cpus) = (*period_ns, *all_cpus);
             let online = cpu::online_cpus()
                 .map_err(|e| AttachError(format!("cannot read online CPUs: {e}")))?;
             let cpus: Vec<u32> = if all_cpus {
@@ -74,7 +78,63 @@ pub fn attach(
             }
             Ok(Some(Attachment::Perf(events)))
         }
-        Attach::Tracepoint { event_id } => {
+        Attach::Tracepoint { event_id } => tracepoint(sys, prog, *event_id).map(Some),
+        Attach::Tracepoints { group, events } => {
+            let fs = Tracefs::find().map_err(|e| AttachError(e.to_string()))?;
+            let mut all = Vec::with_capacity(events.len());
+            for event in events {
+                let id = fs.event_id(group, event).map_err(|e| {
+                    AttachError(format!("cannot find tracepoint {group}:{event}: {e}"))
+                })?;
+                match tracepoint(sys, prog, id)? {
+                    Attachment::Perf(evs) => all.extend(evs),
+                    Attachment::RawTracepoint(_) | Attachment::Uprobes(_) => {}
+                }
+            }
+            Ok(Some(Attachment::Perf(all)))
+        }
+        Attach::Fentry { func, ret } => {
+            let what = format!("{} {func}", if *ret { "fexit" } else { "fentry" });
+            prog.attach_tracing(&what)
+                .map(|l| Some(Attachment::RawTracepoint(l)))
+                .map_err(|e| AttachError(format!("failed to attach: {e}")))
+        }
+        Attach::Kprobe { func, ret } => {
+            let point = ProbePoint::Kernel { func, offset: 0 };
+            let what = if *ret { "kretprobe" } else { "kprobe" };
+            let mut ev = PerfEvent::probe(sys, &point, *ret, -1)
+                .map_err(|e| AttachError(format!("cannot create {what} on {func}: {e}")))?;
+            ev.attach(prog, 0)
+                .map_err(|e| AttachError(format!("cannot attach to {what} on {func}: {e}")))?;
+            Ok(Some(Attachment::Perf(vec![ev])))
+        }
+        Attach::HwCounter {
+            config,
+            count,
+            mode,
+        } => {
+            let online = cpu::online_cpus()
+                .map_err(|e| AttachError(format!("cannot read online CPUs: {e}")))?;
+            let attr = hardware_attr(*config, *count, *mode != 2, *mode != 1);
+            let mut events = Vec::with_capacity(online.len());
+            for c in online {
+                let mut ev = PerfEvent::open(sys, &attr, -1, c as i32).map_err(|e| {
+                    AttachError(format!("cannot open hardware counter on CPU {c}: {e}"))
+                })?;
+                ev.attach(prog, 0).map_err(|e| {
+                    AttachError(format!("cannot attach to hardware counter on CPU {c}: {e}"))
+                })?;
+                events.push(ev);
+            }
+            Ok(Some(Attachment::Perf(events)))
+        }
+    }
+}
+
+/// One perf event on tracepoint `event_id` running `prog`.
+fn tracepoint(sys: &SysRef, prog: &ProgFd, event_id: u32) -> Result<Attachment, AttachError> {
+    {
+        {
             // One perf event serves every CPU: the kernel keeps the program on
             // the tracepoint itself.
             let cpu = cpu::online_cpus()
@@ -87,7 +147,7 @@ pub fn attach(
             ev.attach(prog, 0).map_err(|e| {
                 AttachError(format!("cannot attach to tracepoint event {event_id}: {e}"))
             })?;
-            Ok(Some(Attachment::Perf(vec![ev])))
+            Ok(Attachment::Perf(vec![ev]))
         }
     }
 }

@@ -8,15 +8,20 @@
 //! the first time a description could match them) get the next free IDs.
 
 pub mod attach;
+pub mod cpc;
 pub mod dtrace_provider;
 pub mod elf;
+pub mod fbt;
 pub mod io;
+pub mod kbtf;
 pub mod kernel_sdt;
+pub mod lockstat;
 pub mod pdesc;
 pub mod pid;
 pub mod proc;
 pub mod procmap;
 pub mod profile;
+pub mod rawtp;
 pub mod sched;
 pub mod sdt;
 pub mod stability;
@@ -114,6 +119,12 @@ pub trait Provider {
         let _ = name;
         None
     }
+    /// Why `probe` cannot be enabled on this kernel, in one line naming what
+    /// is missing (the enable op's refusal, before anything is loaded).
+    fn refusal(&self, probe: &ProbeInfo, features: &dtrace_sys::Features) -> Option<String> {
+        let _ = (probe, features);
+        None
+    }
 }
 
 /// All providers and their numbered probes.
@@ -124,8 +135,9 @@ pub struct Catalog {
     probes: Vec<ProbeInfo>,
     /// Whether each probe (by index) has been resolved.
     resolved: Vec<bool>,
-    /// Some lazy provider's probe was found by name before it was listed.
-    found_early: bool,
+    /// Lazy providers' probes found by name before their provider was listed
+    /// (provider, module, function, name), so listing does not number them twice.
+    found_early: std::collections::HashSet<(String, String, String, String)>,
     /// Where each user-space (pid, usdt) probe attaches, by probe ID: its
     /// sites, each with the index of its argument layout among the probe's
     /// (a USDT probe's sites may keep their arguments in different places).
@@ -141,7 +153,14 @@ impl Default for Catalog {
 impl Catalog {
     /// The built-in providers, probes numbered from 1 in provider order.
     pub fn new() -> Catalog {
-        let providers: Vec<Box<dyn Provider>> = vec![
+        Catalog::without(&[])
+    }
+
+    /// The built-in providers except those named in `omit` (the fuzzer omits
+    /// `fbt`: its ~120k probes make every whole-catalog glob cost a debug
+    /// build minutes, and they add no code paths `rawtp` does not cover).
+    pub fn without(omit: &[&str]) -> Catalog {
+        let mut providers: Vec<Box<dyn Provider>> = vec![
             Box::new(dtrace_provider::DtraceProvider),
             Box::new(syscall::SyscallProvider),
             Box::new(profile::ProfileProvider),
@@ -149,13 +168,18 @@ impl Catalog {
             Box::new(proc::ProcProvider),
             Box::new(sched::SchedProvider),
             Box::new(io::IoProvider),
+            Box::new(rawtp::RawtpProvider::default()),
+            Box::new(fbt::FbtProvider::default()),
+            Box::new(lockstat::LockstatProvider),
+            Box::new(cpc::CpcProvider),
         ];
+        providers.retain(|p| !omit.contains(&p.name()));
         let mut c = Catalog {
             listed: vec![false; providers.len()],
             providers,
             probes: Vec::new(),
             resolved: Vec::new(),
-            found_early: false,
+            found_early: std::collections::HashSet::new(),
             sites: std::collections::HashMap::new(),
         };
         for i in 0..c.providers.len() {
@@ -182,13 +206,13 @@ impl Catalog {
     /// Whether `provider`'s probe `t` is numbered already (found before its
     /// provider was listed).
     fn has(&self, provider: &str, t: &ProbeTemplate) -> bool {
-        self.found_early
-            && self.probes.iter().any(|p| {
-                p.provider == provider
-                    && p.module == t.module
-                    && p.function == t.function
-                    && p.name == t.name
-            })
+        !self.found_early.is_empty()
+            && self.found_early.contains(&(
+                provider.to_string(),
+                t.module.clone(),
+                t.function.clone(),
+                t.name.clone(),
+            ))
     }
 
     /// Consult lazy provider `i` for `desc`: a glob-free name is looked up
@@ -208,7 +232,12 @@ impl Catalog {
         let name = self.providers[i].name();
         for t in found {
             if !self.has(name, &t) {
-                self.found_early = true;
+                self.found_early.insert((
+                    name.to_string(),
+                    t.module.clone(),
+                    t.function.clone(),
+                    t.name.clone(),
+                ));
                 self.push(name, t);
             }
         }
@@ -221,7 +250,7 @@ impl Catalog {
         }
     }
 
-    fn push(&mut self, provider: &str, t: ProbeTemplate) -> ProbeInfo {
+    fn push(&mut self, provider: &str, t: ProbeTemplate) {
         let info = ProbeInfo {
             id: self.probes.len() as u32 + 1,
             provider: provider.to_string(),
@@ -232,9 +261,8 @@ impl Catalog {
             args: t.args,
             fields: t.fields,
         };
-        self.probes.push(info.clone());
+        self.probes.push(info);
         self.resolved.push(false);
-        info
     }
 
     /// Resolve probe `index` with its provider; false if the provider cannot.
@@ -284,6 +312,19 @@ impl Catalog {
         }
         let p = self.providers.iter().find(|p| p.name() == desc.provider)?;
         p.unavailable(&desc.name).map(str::to_string)
+    }
+
+    /// Why one of `probes` cannot be enabled here (`provider:module:function:name:
+    /// reason`), from its provider's enable op; `None` when all can.
+    pub fn refusal(&self, probes: &[ProbeInfo], features: &dtrace_sys::Features) -> Option<String> {
+        probes.iter().find_map(|p| {
+            let provider = self.providers.iter().find(|q| q.name() == p.provider)?;
+            let why = provider.refusal(p, features)?;
+            Some(format!(
+                "{}:{}:{}:{}: {why}",
+                p.provider, p.module, p.function, p.name
+            ))
+        })
     }
 
     /// The attributes of the provider named `provider`, if there is one.
@@ -441,9 +482,10 @@ impl Catalog {
         }
         match made {
             Some((name, t)) => {
-                let p = self.push(name, t);
-                self.resolve(self.probes.len() - 1);
-                vec![p]
+                self.push(name, t);
+                let last = self.probes.len() - 1;
+                self.resolve(last);
+                self.probes.get(last).cloned().into_iter().collect()
             }
             None => Vec::new(),
         }
@@ -544,7 +586,7 @@ mod tests {
             kind: FieldKind::Const(v),
         };
         let mut c = Catalog::new();
-        let info = c.push(
+        c.push(
             "p7",
             ProbeTemplate {
                 module: "x".into(),
@@ -555,22 +597,23 @@ mod tests {
                 fields: Vec::new(),
             },
         );
-        let index = (info.id - 1) as usize;
+        let info_id = c.probes().len() as u32;
+        let index = (info_id - 1) as usize;
         c.add_site(index, site(10), vec![konst(1)]);
         c.add_site(index, site(20), vec![konst(2)]);
         c.add_site(index, site(30), vec![konst(1)]);
         c.add_site(index, site(20), vec![konst(2)]); // again: no new site
         let sites: Vec<(u64, u16)> = c
-            .uprobe_sites(info.id)
+            .uprobe_sites(info_id)
             .iter()
             .map(|(s, l)| (s.offset, *l))
             .collect();
         assert_eq!(sites, vec![(10, 0), (20, 1), (30, 0)]);
-        let p = c.by_id(info.id).expect("probe");
+        let p = c.by_id(info_id).expect("probe");
         assert_eq!(p.fields, vec![konst(1), konst(2)]);
         // A layout of the wrong arity is not taken.
         c.add_site(index, site(40), vec![konst(1), konst(2)]);
-        assert_eq!(c.uprobe_sites(info.id).len(), 3);
+        assert_eq!(c.uprobe_sites(info_id).len(), 3);
     }
 
     #[test]

@@ -159,6 +159,36 @@ pub const KERNEL_SDT: ProviderAttrs = ProviderAttrs {
     args: Attr::new(Evolving, Evolving, Isa),
 };
 
+/// The `fbt` provider (the Guide's fbt "Stability" table).
+pub const FBT: ProviderAttrs = ProviderAttrs {
+    provider: Attr::new(Evolving, Evolving, Common),
+    module: Attr::new(Private, Private, Unknown),
+    function: Attr::new(Private, Private, Isa),
+    name: Attr::new(Evolving, Evolving, Common),
+    args: Attr::new(Private, Private, Isa),
+};
+
+/// The `rawtp` provider: raw tracepoints are the kernel's own, like `sdt`'s.
+pub const RAWTP: ProviderAttrs = SDT;
+
+/// The `lockstat` provider.
+pub const LOCKSTAT: ProviderAttrs = ProviderAttrs {
+    provider: Attr::new(Evolving, Evolving, Common),
+    module: Attr::new(Private, Private, Unknown),
+    function: Attr::new(Private, Private, Unknown),
+    name: Attr::new(Evolving, Evolving, Common),
+    args: Attr::new(Evolving, Evolving, Common),
+};
+
+/// The `cpc` provider: event names are the CPU's.
+pub const CPC: ProviderAttrs = ProviderAttrs {
+    provider: Attr::new(Evolving, Evolving, Common),
+    module: Attr::new(Private, Private, Unknown),
+    function: Attr::new(Private, Private, Unknown),
+    name: Attr::new(Evolving, Evolving, DepClass::Cpu),
+    args: Attr::new(Evolving, Evolving, Common),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,8 +2,10 @@
 
 use crate::error::RuntimeError;
 use dtrace_bpf::{Insn, Reg, Size};
-use dtrace_codegen::{BpfProgram, MapKind, MapSpec, RelocKind};
-use dtrace_sys::{map, MapFd, MapType, ProgFd, ProgSpec, ProgType, SysRef, UpdateFlags};
+use dtrace_codegen::{Attach, BpfProgram, MapKind, MapSpec, RelocKind};
+use dtrace_sys::{
+    map, AttachType, MapFd, MapType, ProgFd, ProgSpec, ProgType, SysRef, UpdateFlags,
+};
 use std::os::fd::AsRawFd;
 
 fn map_type(kind: MapKind) -> MapType {
@@ -87,10 +89,27 @@ pub fn load_program(
         dtrace_codegen::ProgType::PerfEvent => ProgType::PerfEvent,
         dtrace_codegen::ProgType::Tracepoint => ProgType::Tracepoint,
         dtrace_codegen::ProgType::Uprobe => ProgType::Kprobe,
+        dtrace_codegen::ProgType::Tracing => ProgType::Tracing,
+        dtrace_codegen::ProgType::Kprobe => ProgType::Kprobe,
     };
     let mut spec = ProgSpec::new(prog_type, &prog.name, &insns);
     if prog.prog_type == dtrace_codegen::ProgType::Uprobe {
         spec.expected_attach_type = dtrace_sys::AttachType::UprobeMulti;
+    }
+    if let Attach::Fentry { func, ret } = &prog.attach {
+        // fentry/fexit programs are verified against the function's BTF type.
+        spec.expected_attach_type = if *ret {
+            AttachType::TraceFexit
+        } else {
+            AttachType::TraceFentry
+        };
+        spec.attach_btf_id =
+            dtrace_providers::fbt::btf_func_id(func).ok_or_else(|| RuntimeError::Load {
+                program: prog.name.clone(),
+                clause: None,
+                message: format!("kernel function {func} has no BTF type"),
+                log: None,
+            })?;
     }
     spec.fd_array = &fds;
     spec.keep_log = keep_log;

@@ -4,7 +4,7 @@ use crate::error::RuntimeError;
 use crate::load::{create_map, load_program};
 use dtrace_codegen::layout::{
     DROP_AGG, DROP_DYNVAR, DROP_RINGBUF, DROP_SLOTS, DROP_SPEC, DROP_SPECBUSY, G_STATE,
-    G_WALLTIME_OFFSET, SPEC_GEN, STATE_ACTIVE,
+    G_WALLTIME_OFFSET, SPEC_GEN, STATE_ACTIVE, STATE_INACTIVE,
 };
 use dtrace_codegen::{Attach, CompiledProgram};
 use dtrace_providers::attach::{attach, Attachment};
@@ -110,7 +110,7 @@ impl Session {
             if opts.bpflog.is_some() {
                 verifier_logs.push((p.name.clone(), log));
             }
-            progs.push((fd, p.attach));
+            progs.push((fd, p.attach.clone()));
         }
         Ok(Session {
             attachments: Vec::new(),
@@ -182,9 +182,17 @@ impl Session {
         Ok(())
     }
 
-    /// Attach every program to its probes. On error, whatever was attached is
-    /// detached again before returning.
+    /// Attach every program to its probes, all enabled at once (as dtrace_go):
+    /// while attaching, the state word is held INACTIVE so that no probe acts
+    /// before every probe is attached (an early probe's effect, say a raise()
+    /// at a syscall entry, must not outrun a later probe's attachment), then
+    /// set back to ACTIVE. BEGIN's exit() (DRAINING) is left alone. On error,
+    /// whatever was attached is detached again before returning.
     pub fn attach(&mut self) -> Result<(), RuntimeError> {
+        let held = self.state()? == STATE_ACTIVE as u64;
+        if held {
+            self.set_state(STATE_INACTIVE as u64)?;
+        }
         for (i, (p, a)) in self.progs.iter().enumerate() {
             let sites = self.uprobe_sites.get(i).map(Vec::as_slice).unwrap_or(&[]);
             match attach(&self.sys, &self.features, p, a, sites) {
@@ -196,7 +204,38 @@ impl Session {
                 }
             }
         }
+        if held {
+            self.set_state(STATE_ACTIVE as u64)?;
+        }
         Ok(())
+    }
+
+    /// The globals' value (state word first).
+    fn globals_value(&self) -> Result<Vec<u8>, RuntimeError> {
+        let g = self.globals()?;
+        Ok(g.lookup(&0u32.to_ne_bytes())
+            .map_err(|e| RuntimeError::Io(format!("cannot read globals: {e}")))?
+            .unwrap_or_else(|| vec![0; g.spec().value_size as usize]))
+    }
+
+    /// The session state word.
+    fn state(&self) -> Result<u64, RuntimeError> {
+        let v = self.globals_value()?;
+        let at = G_STATE as usize;
+        Ok(v.get(at..at + 8)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_ne_bytes)
+            .unwrap_or(0))
+    }
+
+    /// Write the state word (only while no probe can write it: before any is
+    /// attached, or while all are held INACTIVE).
+    fn set_state(&self, state: u64) -> Result<(), RuntimeError> {
+        let mut v = self.globals_value()?;
+        put_u64(&mut v, G_STATE as usize, state);
+        self.globals()?
+            .update(&0u32.to_ne_bytes(), &v, dtrace_sys::UpdateFlags::Any)
+            .map_err(|e| RuntimeError::Io(format!("cannot write globals: {e}")))
     }
 
     /// Detach every probe (BEGIN and END stay loaded).

@@ -75,6 +75,9 @@ pub struct CompileOptions {
     pub maxframes: u32,
     /// Bytes of user stack a traced `ustack()` copies for unwinding (`ustackbytes`).
     pub ustackbytes: u32,
+    /// Attach kernel-function probes (fbt) with kprobes rather than fentry
+    /// (set when the kernel refuses fentry but has kprobes).
+    pub kprobes: bool,
 }
 
 impl Default for CompileOptions {
@@ -98,6 +101,7 @@ impl Default for CompileOptions {
             jstackframes: crate::actions_ctl::DEFAULT_JSTACK_FRAMES,
             ustackbytes: crate::actions_ctl::DEFAULT_USTACK_BYTES,
             maxframes: crate::actions_ctl::MAX_STACK_FRAMES,
+            kprobes: false,
         }
     }
 }

@@ -36,6 +36,20 @@ pub enum ProbeKind {
     /// layout of `arg_types.len()` arguments per distinct way the probe's
     /// sites keep them (USDT sites differ; a pid probe has one).
     Uprobe { ret: bool },
+    // [fbt] Kernel functions, raw tracepoints and hardware counters (fbt,
+    // lockstat, rawtp, cpc): the attach point's name is the probe's own.
+    /// `fbt:<module>:<function>:entry|return`: the kernel function named by the
+    /// probe's function, at entry or return; `nargs` parameters (from BTF).
+    KernelFunc { ret: bool, nargs: u8 },
+    /// `rawtp:<group>::<event>`: the raw tracepoint named by the probe's name;
+    /// `args[i]` is the i-th u64 of the context.
+    RawTracepoint,
+    /// `lockstat:vmlinux::<probe>`: a lock event, by its index in the provider's table.
+    Lockstat { probe: u8 },
+    /// `cpc:::<event>-<mode>-<count>`: a hardware counter overflow every `count`
+    /// events; `event` is the perf hardware event (`PERF_COUNT_HW_*`), `mode` 0
+    /// all, 1 user, 2 kernel.
+    Cpc { event: u8, mode: u8, count: u64 },
 }
 
 /// How a raw-tracepoint trampoline presents one probe (libdtrace's "dependent

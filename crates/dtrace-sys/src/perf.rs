@@ -86,6 +86,36 @@ pub fn tracepoint_attr(event_id: u32) -> PerfAttr {
     a
 }
 
+/// `perf_event_attr.type` of the generic hardware events.
+pub const PERF_TYPE_HARDWARE: u32 = 0;
+/// Flags-word bits: count only kernel mode / only user mode.
+pub const FLAG_EXCLUDE_USER: u64 = 1 << 4;
+pub const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
+
+/// Attribute of a generic hardware counter (`PERF_COUNT_HW_*` `config`)
+/// sampling every `count` events, counting user mode, kernel mode or both.
+pub fn hardware_attr(config: u64, count: u64, user: bool, kernel: bool) -> PerfAttr {
+    let mut a = PerfAttr::new();
+    a.set_u32(ATTR_TYPE, PERF_TYPE_HARDWARE);
+    a.set_u64(ATTR_CONFIG, config);
+    a.set_u64(ATTR_SAMPLE_PERIOD, count.max(1));
+    let mut flags = FLAG_DISABLED;
+    if !user {
+        flags |= FLAG_EXCLUDE_USER;
+    }
+    if !kernel {
+        flags |= FLAG_EXCLUDE_KERNEL;
+    }
+    a.set_u64(ATTR_FLAGS, flags);
+    a
+}
+
+/// Whether this machine has a hardware PMU (`cpu`, or `cpu_core` on hybrid
+/// CPUs) for generic hardware events.
+pub fn has_hardware_pmu() -> bool {
+    pmu_type("cpu").is_ok() || pmu_type("cpu_core").is_ok()
+}
+
 /// The dynamic PMU type number of `name` (e.g. `kprobe`, `uprobe`).
 pub fn pmu_type(name: &str) -> Result<u32, PerfError> {
     let path = format!("/sys/bus/event_source/devices/{name}/type");

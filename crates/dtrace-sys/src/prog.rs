@@ -354,6 +354,25 @@ impl ProgFd {
     }
 }
 
+impl ProgFd {
+    /// Attach this fentry/fexit program to the kernel function it was loaded
+    /// for (`attach_btf_id`): `BPF_RAW_TRACEPOINT_OPEN` with no name. `what`
+    /// names the target in errors.
+    pub fn attach_tracing(&self, what: &str) -> Result<Link, ProgError> {
+        let mut a = Attr::new();
+        a.set_u32(RAWTP_FD, self.fd.as_raw_fd() as u32);
+        let err = |errno| ProgError::Attach {
+            target: what.to_string(),
+            errno,
+        };
+        // SAFETY: the attr holds no pointers (a null name selects the BTF target).
+        let r = unsafe { self.sys.bpf(Cmd::RawTracepointOpen, &mut a) }.map_err(err)?;
+        // SAFETY: RAW_TRACEPOINT_OPEN returns a new fd that we now own.
+        let fd = unsafe { owned_fd(r) }.map_err(err)?;
+        Ok(Link { fd })
+    }
+}
+
 /// Load with the verifier log on, starting with a `start`-byte buffer and growing
 /// it on ENOSPC; returns the result and the log.
 ///

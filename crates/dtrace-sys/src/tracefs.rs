@@ -169,6 +169,29 @@ impl Tracefs {
     }
 }
 
+impl Tracefs {
+    /// Every function ftrace can trace, as `(function, module)` (module `None`
+    /// for the kernel itself), from `available_filter_functions`.
+    pub fn traceable_functions(&self) -> Result<Vec<(String, Option<String>)>, TracefsError> {
+        let text = self.read(self.root.join("available_filter_functions"))?;
+        Ok(parse_filter_functions(&text))
+    }
+}
+
+/// Parse `available_filter_functions` lines: `name` or `name [module]`.
+pub fn parse_filter_functions(text: &str) -> Vec<(String, Option<String>)> {
+    text.lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let name = it.next()?.to_string();
+            let module = it
+                .next()
+                .map(|m| m.trim_start_matches('[').trim_end_matches(']').to_string());
+            Some((name, module))
+        })
+        .collect()
+}
+
 /// Parse `available_events` lines of the form `system:event`.
 pub fn parse_available_events(text: &str) -> Vec<(String, String)> {
     text.lines()

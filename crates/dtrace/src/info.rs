@@ -164,6 +164,10 @@ mod tests {
             })
         };
         let read = c.matches(&desc("syscall::read:entry"));
+        // read(unsigned int fd, char *buf, size_t count) from its tracepoint
+        // format; six untyped arguments where tracefs cannot be read.
+        let read_args = read.first().map_or(0, |p| p.args.len());
+        assert!(read_args == 3 || read_args == 6, "{read:?}");
         let all = c.matches(&desc("syscall:::"));
         let r = report(
             &c,
@@ -188,7 +192,7 @@ mod tests {
                 .matched
                 .as_ref()
                 .map(|m| m.arg_types.len()),
-            Some(6)
+            Some(read_args)
         );
         // entry and return probes have different arguments: none are shown.
         assert_eq!(

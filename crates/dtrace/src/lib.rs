@@ -521,6 +521,10 @@ impl Dtrace {
                 .maxframes
                 .unwrap_or(dtrace_sema::MAX_STACK_FRAMES)
                 .max(1),
+            kprobes: self
+                .kernel
+                .as_ref()
+                .is_some_and(|(_, f)| !f.tracing && f.kprobe_pmu),
             ..CompileOptions::default()
         }
     }
@@ -699,6 +703,17 @@ impl Dtrace {
         if writes_user && !self.options.destructive {
             return Err(ExecError {
                 message: "dtrace: could not enable tracing: Destructive actions not allowed".into(),
+                detail: None,
+            });
+        }
+        // A provider that cannot enable its probes on this kernel (fbt without
+        // fentry or kprobes, cpc without hardware counters) says why, before
+        // anything is loaded.
+        let enabled: Vec<ProbeInfo> = self.clause_probes.iter().flatten().cloned().collect();
+        if let Some(why) = self.catalog.refusal(&enabled, &features) {
+            self.kernel = Some((sys, features));
+            return Err(ExecError {
+                message: format!("dtrace: could not enable tracing: {why}"),
                 detail: None,
             });
         }

@@ -32,7 +32,11 @@ pub fn stack_words(frames: u32, kind: StackKind) -> u32 {
 /// programs share a tracepoint the kernel adds an iterator frame
 /// (`__traceiter_<tp>`): `stack()` output drops it by name in the consumer,
 /// while `caller` and `stackdepth` then count it.
-const RAW_TP_FRAMES: i32 = 4;
+pub const RAW_TP_FRAMES: i32 = 4;
+
+/// Frames above a perf tracepoint's probe site (the perf glue that captured
+/// the registers the stack starts from).
+pub const PERF_TP_FRAMES: i32 = 1;
 
 impl<'a> Gen<'a> {
     /// Store the current pid (tgid) at `dctx + off`.
@@ -62,8 +66,8 @@ impl<'a> Gen<'a> {
         self.a.emit(Insn::mov64_imm(Reg::R3, size as i32));
         let skip = match self.probes.first().map(|p| &p.kind) {
             _ if user => BPF_F_USER_STACK,
-            Some(ProbeKind::Profile { .. } | ProbeKind::Tick { .. }) => 0,
-            _ => RAW_TP_FRAMES,
+            Some(ProbeKind::Profile { .. } | ProbeKind::Tick { .. } | ProbeKind::Cpc { .. }) => 0,
+            _ => self.l.stack_skip,
         };
         self.a.emit(Insn::mov64_imm(Reg::R4, skip));
         self.a.call_helper(helper::GET_STACK);

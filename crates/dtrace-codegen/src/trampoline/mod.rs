@@ -3,7 +3,9 @@
 //! that fired, in program order; a clause that faults makes it call the ERROR
 //! subprogram before going on. Every program returns 0.
 
+pub mod args;
 pub mod dtrace;
+pub mod kprobe;
 pub mod profile;
 pub mod rawsdt;
 pub mod syscall;

@@ -86,13 +86,19 @@ pub fn load(sys: &SysRef, cp: &CompiledProgram) -> Result<Session, String> {
             ProgType::PerfEvent => dtrace_sys::ProgType::PerfEvent,
             ProgType::Tracepoint => dtrace_sys::ProgType::Tracepoint,
             ProgType::Uprobe => dtrace_sys::ProgType::Kprobe,
+            ProgType::Kprobe => dtrace_sys::ProgType::Kprobe,
+            // fentry/fexit programs need a kernel that allows them (this one
+            // may refuse them: EPERM). Their context, the function's arguments
+            // as u64s, is a raw tracepoint's too: they are verified, and run
+            // with BPF_PROG_TEST_RUN, as raw-tracepoint programs.
+            ProgType::Tracing => dtrace_sys::ProgType::RawTracepoint,
         };
         let mut spec = ProgSpec::new(pt, &p.name, &insns);
         if p.prog_type == ProgType::Uprobe {
             spec.expected_attach_type = dtrace_sys::AttachType::UprobeMulti;
         }
         let fd = ProgFd::load(sys, &spec).map_err(|e| format!("{e}"))?;
-        progs.push((fd, p.attach));
+        progs.push((fd, p.attach.clone()));
     }
     let rb = RingBuf::new(&maps[cp.ringbuf_map]).map_err(|e| format!("ringbuf: {e:?}"))?;
     Ok(Session { maps, progs, rb })

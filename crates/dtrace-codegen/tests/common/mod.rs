@@ -60,6 +60,34 @@ pub fn resolve(desc: &str) -> Vec<ProbeInfo> {
                 probe(100 + 2 * nr + u32::from(!entry), "syscall", n, name, kind)
             })
             .collect(),
+        ("fbt", "entry") => {
+            let mut p = probe(
+                20,
+                "fbt",
+                func,
+                name,
+                ProbeKind::KernelFunc {
+                    ret: false,
+                    nargs: 4,
+                },
+            );
+            p.args = dtrace_sema::ArgDesc::natives(&["uint64_t"; 4]);
+            vec![p]
+        }
+        ("fbt", "return") => {
+            let mut p = probe(
+                21,
+                "fbt",
+                func,
+                name,
+                ProbeKind::KernelFunc {
+                    ret: true,
+                    nargs: 4,
+                },
+            );
+            p.args = dtrace_sema::ArgDesc::natives(&["int", "long"]);
+            vec![p]
+        }
         ("profile", n) if n.starts_with("tick-") => {
             vec![probe(
                 10,
