@@ -53,6 +53,7 @@ mod expr;
 mod gen;
 pub mod layout;
 mod link;
+mod loops;
 mod memory;
 mod record;
 mod scratch;

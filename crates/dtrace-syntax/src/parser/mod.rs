@@ -131,6 +131,8 @@ pub(crate) struct Parser<'a> {
     pub(crate) from_file: bool,
     pending_pragmas: Vec<Pragma>,
     last_pragma_lo: Option<u32>,
+    /// Loops (an extension) enclosing the statement being parsed.
+    pub(crate) loops: u32,
 }
 
 impl<'a> Parser<'a> {
@@ -152,6 +154,7 @@ impl<'a> Parser<'a> {
             from_file: false,
             pending_pragmas: Vec::new(),
             last_pragma_lo: None,
+            loops: 0,
         }
     }
 
