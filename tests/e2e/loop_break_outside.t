@@ -2,5 +2,5 @@
 args: -qn 'BEGIN { break; }'
 status: 1
 stdout:
-stderr-has:
-break outside a loop
+stderr:
+dtrace: invalid probe specifier BEGIN { break; }: break outside a loop

@@ -296,7 +296,7 @@ impl<'a> Checker<'a> {
                 test_first,
                 span,
             } => self.loop_stmt(
-                (init.as_ref(), cond.as_ref(), step.as_ref()),
+                (init.as_deref(), cond.as_deref(), step.as_deref()),
                 body,
                 *test_first,
                 *span,

@@ -60,9 +60,9 @@ pub enum Stmt {
     /// `do body while (cond);`, or `for (init; cond; step) body` (`init` and
     /// `step` present; a missing `cond` is always true).
     Loop {
-        init: Option<Expr>,
-        cond: Option<Expr>,
-        step: Option<Expr>,
+        init: Option<Box<Expr>>,
+        cond: Option<Box<Expr>>,
+        step: Option<Box<Expr>>,
         body: Vec<Stmt>,
         test_first: bool,
         span: Span,

@@ -102,7 +102,7 @@ impl<'a> Parser<'a> {
         let body = self.loop_body()?;
         Ok(Stmt::Loop {
             init: None,
-            cond: Some(cond),
+            cond: Some(Box::new(cond)),
             step: None,
             body,
             test_first: true,
@@ -125,7 +125,7 @@ impl<'a> Parser<'a> {
         self.expect(P::Semi)?;
         Ok(Stmt::Loop {
             init: None,
-            cond: Some(cond),
+            cond: Some(Box::new(cond)),
             step: None,
             body,
             test_first: false,
@@ -155,11 +155,11 @@ impl<'a> Parser<'a> {
     }
 
     /// An expression, or none when the next token is `end`.
-    fn opt_expr_before(&mut self, end: P) -> Result<Option<crate::ast::Expr>, Diagnostic> {
+    fn opt_expr_before(&mut self, end: P) -> Result<Option<Box<crate::ast::Expr>>, Diagnostic> {
         if self.peek_kind()? == Tok::P(end) {
             Ok(None)
         } else {
-            Ok(Some(self.expr()?))
+            Ok(Some(Box::new(self.expr()?)))
         }
     }
 
