@@ -37,6 +37,8 @@ pub struct Asm {
     jumps: Vec<(usize, Label)>,
     pub calls: Vec<(usize, FuncId)>,
     pub relocs: Vec<MapReloc>,
+    /// Instructions of each loop and the source line it starts on.
+    pub loops: Vec<(std::ops::Range<usize>, u32)>,
 }
 
 impl Asm {

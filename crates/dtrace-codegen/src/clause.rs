@@ -191,8 +191,9 @@ impl<'a> Gen<'a> {
                 body,
                 step,
                 test_first,
-                span,
-            } => self.gen_loop(cond.as_ref(), body, step, *test_first, *span, plan, cursor),
+                line,
+                ..
+            } => self.gen_loop(cond.as_ref(), body, step, *test_first, *line, plan, cursor),
             TStmt::Break | TStmt::Continue => self.loop_jump(matches!(s, TStmt::Break)),
             _ => {
                 let i = *cursor;

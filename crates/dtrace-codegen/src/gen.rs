@@ -69,8 +69,6 @@ pub struct Gen<'a> {
     pub loop_labels: Vec<(crate::asm::Label, crate::asm::Label)>,
     /// Stack slot counting the passes of the outermost loop and all within it.
     pub loop_budget: Option<i16>,
-    /// Instructions of each loop (clause-relative) and its source.
-    pub loop_ranges: Vec<(std::ops::Range<usize>, dtrace_syntax::Span)>,
 }
 
 impl<'a> Gen<'a> {
@@ -109,7 +107,6 @@ impl<'a> Gen<'a> {
             start_pc: 0,
             loop_labels: Vec::new(),
             loop_budget: None,
-            loop_ranges: Vec::new(),
         }
     }
 

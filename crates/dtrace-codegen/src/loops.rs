@@ -9,7 +9,6 @@ use crate::record::RecordPlan;
 use dtrace_bpf::{AluOp, Insn, JmpOp, Reg, Size};
 use dtrace_desc::FaultKind;
 use dtrace_sema::{TExpr, TStmt};
-use dtrace_syntax::Span;
 
 /// Passes an outermost loop, with the loops inside it, may make per firing.
 pub const LOOP_PASSES: i32 = 1024;
@@ -22,7 +21,7 @@ impl Gen<'_> {
         body: &[TStmt],
         step: &[TStmt],
         test_first: bool,
-        span: Span,
+        line: u32,
         plan: &RecordPlan,
         cursor: &mut usize,
     ) {
@@ -70,7 +69,8 @@ impl Gen<'_> {
             self.loop_budget = None;
             self.free(crate::gen::Val::Stack(slot));
         }
-        self.loop_ranges.push((start..self.a.pc(), span));
+        let end = self.a.pc();
+        self.a.loops.push((start..end, line));
     }
 
     /// `break` (or `continue`) in the innermost loop.

@@ -295,11 +295,12 @@ impl<'a> Checker<'a> {
                 body,
                 test_first,
                 span,
+                line,
             } => self.loop_stmt(
                 (init.as_deref(), cond.as_deref(), step.as_deref()),
                 body,
                 *test_first,
-                *span,
+                (*span, *line),
                 out,
             ),
             ast::Stmt::Break(_) => {

@@ -496,6 +496,8 @@ pub enum TStmt {
         step: Vec<TStmt>,
         test_first: bool,
         span: dtrace_syntax::Span,
+        /// The source line the loop starts on.
+        line: u32,
     },
     /// `break` out of the innermost loop.
     Break,

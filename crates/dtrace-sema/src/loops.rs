@@ -12,7 +12,7 @@ impl Checker<'_> {
         (init, cond, step): (Option<&ast::Expr>, Option<&ast::Expr>, Option<&ast::Expr>),
         body: &[ast::Stmt],
         test_first: bool,
-        span: Span,
+        (span, line): (Span, u32),
         out: &mut Vec<TStmt>,
     ) -> R<()> {
         if let Some(e) = init {
@@ -66,6 +66,7 @@ impl Checker<'_> {
             step: steps,
             test_first,
             span,
+            line,
         });
         Ok(())
     }

@@ -66,6 +66,8 @@ pub enum Stmt {
         body: Vec<Stmt>,
         test_first: bool,
         span: Span,
+        /// The source line the loop starts on.
+        line: u32,
     },
     /// `break;` inside a loop.
     Break(Span),

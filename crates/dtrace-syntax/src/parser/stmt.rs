@@ -107,7 +107,13 @@ impl<'a> Parser<'a> {
             body,
             test_first: true,
             span: self.span_from(start),
+            line: self.line_of(start),
         })
+    }
+
+    /// The (logical) source line `at` starts on.
+    fn line_of(&self, at: Span) -> u32 {
+        self.file.map_or(0, |f| f.logical_line(at.lo))
     }
 
     #[inline(never)]
@@ -130,6 +136,7 @@ impl<'a> Parser<'a> {
             body,
             test_first: false,
             span: self.span_from(start),
+            line: self.line_of(start),
         })
     }
 
@@ -151,6 +158,7 @@ impl<'a> Parser<'a> {
             body,
             test_first: true,
             span: self.span_from(start),
+            line: self.line_of(start),
         })
     }
 
