@@ -632,7 +632,7 @@ mod tests {
         let g = Insn::gotol(7);
         assert!(g.is_gotol() && g.is_jump() && !g.is_cond_jump());
         assert!(!Insn::ja(7).is_gotol());
-        assert_eq!(crate::disassemble(&[g]).trim(), "0: gotol pc+7");
+        assert!(crate::disassemble(&[g]).trim().ends_with("  gotol pc+7"));
     }
 
     #[test]
