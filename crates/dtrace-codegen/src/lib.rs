@@ -50,6 +50,7 @@ pub mod desc;
 mod elem;
 mod error;
 mod expr;
+mod fuse;
 mod gen;
 pub mod layout;
 mod link;

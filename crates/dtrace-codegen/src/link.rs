@@ -498,6 +498,7 @@ fn link(
     funcs: Vec<(Asm, Option<usize>)>,
     tp: &TypedProgram,
 ) -> BpfProgram {
+    let funcs = crate::fuse::fuse(funcs, crate::fuse::MAX_FUNCS);
     let mut starts = Vec::new();
     let mut pos = 0usize;
     for (f, _) in &funcs {
