@@ -448,6 +448,52 @@ impl Insn {
         Insn::new(BPF_JMP | BPF_JA, Reg(0), Reg(0), off, 0)
     }
 
+    /// `gotol pc + 1 + off`: the unconditional jump with a 32-bit offset, carried in
+    /// `imm` (`BPF_JMP32 | BPF_JA`; cpu v4, kernel 6.4 and later).
+    pub const fn gotol(off: i32) -> Insn {
+        Insn::new(BPF_JMP32 | BPF_JA, Reg(0), Reg(0), 0, off)
+    }
+
+    /// True for `gotol` (whose offset is in `imm`, not `off`).
+    pub const fn is_gotol(&self) -> bool {
+        self.code == BPF_JMP32 | BPF_JA
+    }
+
+    /// True for a conditional jump (either width), whose target is `pc + 1 + off`.
+    pub const fn is_cond_jump(&self) -> bool {
+        self.is_jump() && self.code & OP_MASK != BPF_JA
+    }
+
+    /// The comparison of a conditional jump, if it is one.
+    pub const fn jmp_op(&self) -> Option<JmpOp> {
+        if !self.is_cond_jump() {
+            return None;
+        }
+        Some(match self.code & OP_MASK {
+            BPF_JEQ => JmpOp::Eq,
+            BPF_JGT => JmpOp::Gt,
+            BPF_JGE => JmpOp::Ge,
+            BPF_JSET => JmpOp::Set,
+            BPF_JNE => JmpOp::Ne,
+            BPF_JSGT => JmpOp::Sgt,
+            BPF_JSGE => JmpOp::Sge,
+            BPF_JLT => JmpOp::Lt,
+            BPF_JLE => JmpOp::Le,
+            BPF_JSLT => JmpOp::Slt,
+            BPF_JSLE => JmpOp::Sle,
+            _ => return None,
+        })
+    }
+
+    /// A conditional jump with its comparison replaced by `op`, everything else kept
+    /// (width, source, registers, immediate, offset).
+    pub const fn with_jmp_op(self, op: JmpOp) -> Insn {
+        Insn {
+            code: (self.code & !OP_MASK) | op.code(),
+            ..self
+        }
+    }
+
     /// Call helper function `id` (see [`crate::helper`]); arguments in r1-r5, result in r0.
     pub const fn call_helper(id: i32) -> Insn {
         Insn::new(BPF_JMP | BPF_CALL, Reg(0), Reg(0), 0, id)
@@ -576,6 +622,29 @@ mod tests {
         assert_eq!(hex(Insn::exit()), "9500000000000000");
         assert_eq!(hex(Insn::to_be(Reg::R1, 32)), "dc01000020000000");
         assert_eq!(hex(Insn::bswap(Reg::R1, 16)), "d701000010000000");
+    }
+
+    #[test]
+    fn gotol_carries_its_offset_in_imm() {
+        // BPF_JMP32 | BPF_JA, off 0, imm 40000 (0x9c40) little-endian.
+        assert_eq!(hex(Insn::gotol(40000)), "06000000409c0000");
+        assert_eq!(hex(Insn::gotol(-1)), "06000000ffffffff");
+        let g = Insn::gotol(7);
+        assert!(g.is_gotol() && g.is_jump() && !g.is_cond_jump());
+        assert!(!Insn::ja(7).is_gotol());
+        assert!(crate::disassemble(&[g]).trim().ends_with("  gotol pc+7"));
+    }
+
+    #[test]
+    fn jump_ops_read_back_and_swap() {
+        let j = Insn::jmp32_reg(JmpOp::Sge, Reg::R3, Reg::R4, 9);
+        assert_eq!(j.jmp_op(), Some(JmpOp::Sge));
+        assert_eq!(
+            j.with_jmp_op(JmpOp::Slt),
+            Insn::jmp32_reg(JmpOp::Slt, Reg::R3, Reg::R4, 9)
+        );
+        assert_eq!(Insn::ja(3).jmp_op(), None);
+        assert_eq!(Insn::exit().jmp_op(), None);
     }
 
     #[test]

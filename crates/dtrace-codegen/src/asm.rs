@@ -7,6 +7,16 @@ use dtrace_bpf::{Insn, JmpOp, Reg};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Label(u32);
 
+/// The register that picks the clause in a fused clause function.
+pub const CLAUSE_SELECTOR: Reg = Reg::R3;
+
+/// The farthest a jump may go in its short form (16-bit `off`). Well below
+/// `i16::MAX`: the verifier rewrites some instructions into several (inlined map
+/// lookups and helpers) after we are done, and fails the load with "cannot be
+/// patched due to 16-bit range" when that pushes a short jump out of range; a
+/// `gotol`'s 32-bit offset it adjusts freely. Eight times growth stays in range.
+pub const SHORT_REACH: i64 = i16::MAX as i64 / 8;
+
 /// How a map reference is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RelocKind {
@@ -37,6 +47,8 @@ pub struct Asm {
     jumps: Vec<(usize, Label)>,
     pub calls: Vec<(usize, FuncId)>,
     pub relocs: Vec<MapReloc>,
+    /// Instructions of each loop and the source line it starts on.
+    pub loops: Vec<(std::ops::Range<usize>, u32)>,
 }
 
 impl Asm {
@@ -120,6 +132,26 @@ impl Asm {
         self.emit(Insn::call_local(0));
     }
 
+    /// Call clause function `f` with its selector register (r3) set to 0; the
+    /// linker rewrites the selector when it fuses clause functions (see
+    /// `crate::fuse`). Arguments in r1 and r2.
+    pub fn call_clause(&mut self, f: FuncId) {
+        self.emit(Insn::mov64_imm(CLAUSE_SELECTOR, 0));
+        self.call_func(f);
+    }
+
+    /// Append a finished function's code, keeping its calls and map references.
+    pub fn append(&mut self, f: &Asm) {
+        let base = self.insns.len();
+        self.insns.extend_from_slice(&f.insns);
+        self.calls
+            .extend(f.calls.iter().map(|(at, id)| (at + base, *id)));
+        self.relocs.extend(f.relocs.iter().map(|r| MapReloc {
+            insn: r.insn + base,
+            ..*r
+        }));
+    }
+
     /// `dst = &f`: a callback's address (`BPF_PSEUDO_FUNC`), resolved as calls are.
     pub fn ld_func(&mut self, dst: Reg, f: FuncId) {
         self.calls.push((self.insns.len(), f));
@@ -159,6 +191,80 @@ impl Asm {
         }
     }
 
+    /// Write every jump's offset, given its target (an index into `self.insns`);
+    /// returns the new index of every old one (and of the end). A jump whose distance
+    /// exceeds [`SHORT_REACH`] takes its long form: `ja` becomes `gotol`, and a
+    /// conditional jump becomes the opposite test jumping over a `gotol` (or, for
+    /// `jset`, which has no opposite, the test jumping to a `gotol` behind a `ja +1`).
+    /// Growing one jump can push others out of reach, so this repeats until no jump
+    /// changes form.
+    fn relax(&mut self, targets: &[Option<usize>]) -> Vec<usize> {
+        let n = self.insns.len();
+        // Slots added in front of the `gotol` of a long jump.
+        let extra = |insn: &Insn| -> usize {
+            match insn.jmp_op() {
+                None => 0,
+                Some(op) if op.negate().is_some() => 1,
+                Some(_) => 2,
+            }
+        };
+        let mut long: Vec<bool> = self.insns.iter().map(|i| i.is_gotol()).collect();
+        let mut pos = vec![0usize; n + 1];
+        loop {
+            let mut p = 0;
+            for i in 0..n {
+                pos[i] = p;
+                p += 1 + if long[i] { extra(&self.insns[i]) } else { 0 };
+            }
+            pos[n] = p;
+            let mut grew = false;
+            for i in 0..n {
+                if let (false, Some(t)) = (long[i], targets[i]) {
+                    let dist = pos[t] as i64 - (pos[i] as i64 + 1);
+                    if dist.abs() > SHORT_REACH {
+                        long[i] = true;
+                        grew = true;
+                    }
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        let mut out = Vec::with_capacity(pos[n]);
+        for (i, insn) in self.insns.iter().enumerate() {
+            let Some(t) = targets[i] else {
+                out.push(*insn);
+                continue;
+            };
+            let from = pos[i] + if long[i] { extra(insn) } else { 0 };
+            let dist = pos[t] as i64 - (from as i64 + 1);
+            if !long[i] {
+                // Within SHORT_REACH, so the offset fits.
+                out.push(Insn {
+                    off: dist as i16,
+                    ..*insn
+                });
+                continue;
+            }
+            if let Some(op) = insn.jmp_op() {
+                match op.negate() {
+                    Some(not) => out.push(Insn {
+                        off: 1,
+                        ..insn.with_jmp_op(not)
+                    }),
+                    None => {
+                        out.push(Insn { off: 1, ..*insn });
+                        out.push(Insn::ja(1));
+                    }
+                }
+            }
+            out.push(Insn::gotol(dist as i32));
+        }
+        self.insns = out;
+        pos
+    }
+
     /// Resolve jumps and drop unreachable instructions (the verifier rejects dead
     /// code); returns the finished function. Unbound labels resolve to the end of
     /// the function (never produced by codegen).
@@ -187,14 +293,21 @@ impl Asm {
                 work.push(i + 2);
             } else if is_jmp && op == 0x90 {
                 // exit
-            } else if is_jmp && op == 0x00 {
-                if let Some(l) = jump_at.get(&i) {
-                    work.push(target_of(&self.labels, *l));
-                }
             } else if is_jmp && op != 0x80 {
-                work.push(i + 1);
-                if let Some(l) = jump_at.get(&i) {
-                    work.push(target_of(&self.labels, *l));
+                if op != 0x00 {
+                    work.push(i + 1);
+                }
+                match jump_at.get(&i) {
+                    Some(l) => work.push(target_of(&self.labels, *l)),
+                    None => {
+                        // A jump written with a fixed offset.
+                        let off = if insn.is_gotol() {
+                            insn.imm as i64
+                        } else {
+                            insn.off as i64
+                        };
+                        work.push((i as i64 + 1 + off).clamp(0, n as i64) as usize);
+                    }
                 }
             } else {
                 work.push(i + 1);
@@ -222,36 +335,45 @@ impl Asm {
         for l in self.labels.iter_mut().flatten() {
             *l = new_at[(*l).min(n)];
         }
-        let jumps = std::mem::take(&mut self.jumps);
-        for (at, l) in jumps {
+        // Every jump's target, as an index into the kept code: a label's, or (for
+        // jumps written with a fixed offset) the one its offset names.
+        let kept = self.insns.len();
+        let mut targets: Vec<Option<usize>> = vec![None; kept];
+        for (at, insn) in self.insns.iter().enumerate() {
+            if insn.is_jump() {
+                let off = if insn.is_gotol() {
+                    insn.imm as i64
+                } else {
+                    insn.off as i64
+                };
+                targets[at] = Some((at as i64 + 1 + off).clamp(0, kept as i64) as usize);
+            }
+        }
+        for (at, l) in std::mem::take(&mut self.jumps) {
             if !live[at] {
                 continue;
             }
-            let at = new_at[at];
-            let target = target_of(&self.labels, l).min(self.insns.len());
-            let target = if self.labels.get(l.0 as usize).copied().flatten().is_some() {
-                target
-            } else {
-                self.insns.len()
-            };
-            let off = target as i64 - (at as i64 + 1);
-            let off = off.clamp(i16::MIN as i64, i16::MAX as i64) as i16;
-            if let Some(i) = self.insns.get_mut(at) {
-                i.off = off;
+            let bound = self.labels.get(l.0 as usize).copied().flatten();
+            if let Some(t) = targets.get_mut(new_at[at]) {
+                *t = Some(bound.map_or(kept, |b| b.min(kept)));
             }
+        }
+        let pos = self.relax(&targets);
+        for l in self.labels.iter_mut().flatten() {
+            *l = pos[(*l).min(kept)];
         }
         self.calls = self
             .calls
             .iter()
             .filter(|(at, _)| live[*at])
-            .map(|(at, f)| (new_at[*at], *f))
+            .map(|(at, f)| (pos[new_at[*at]], *f))
             .collect();
         self.relocs = self
             .relocs
             .iter()
             .filter(|r| live[r.insn])
             .map(|r| MapReloc {
-                insn: new_at[r.insn],
+                insn: pos[new_at[r.insn]],
                 ..*r
             })
             .collect();
@@ -276,6 +398,87 @@ mod tests {
         assert_eq!(a.insns.len(), 4);
         assert_eq!(a.insns[0], Insn::jmp_imm(JmpOp::Lt, Reg::R1, 8, 1));
         assert_eq!(a.insns[1], Insn::ja(1));
+    }
+
+    /// `if r1 == 0 goto out` over `n` instructions (with a map load in the middle),
+    /// then `out: exit`.
+    fn jump_over(n: usize, op: JmpOp) -> Asm {
+        let mut a = Asm::new();
+        let out = a.label();
+        a.jmp_imm(op, Reg::R1, 0, out);
+        for k in 0..n {
+            if k == n / 2 {
+                a.ld_map(Reg::R2, 7);
+            }
+            a.emit(Insn::mov64_imm(Reg::R0, k as i32));
+        }
+        a.call_func(FuncId(1));
+        a.bind(out);
+        a.emit(Insn::exit());
+        a.finish()
+    }
+
+    #[test]
+    fn near_jumps_stay_short() {
+        let a = jump_over(100, JmpOp::Eq);
+        assert_eq!(a.insns[0], Insn::jmp_imm(JmpOp::Eq, Reg::R1, 0, 103));
+        assert!(!a.insns.iter().any(|i| i.is_gotol()));
+    }
+
+    #[test]
+    fn far_conditional_jump_becomes_opposite_test_over_gotol() {
+        let n = 40_000;
+        let a = jump_over(n, JmpOp::Eq);
+        // `if r1 != 0 goto +1; gotol out; ...n + 2 insns...; call; out: exit`
+        assert_eq!(a.insns.len(), 2 + n + 2 + 1 + 1);
+        assert_eq!(a.insns[0], Insn::jmp_imm(JmpOp::Ne, Reg::R1, 0, 1));
+        assert_eq!(a.insns[1], Insn::gotol(n as i32 + 3));
+        let exit = a.insns.len() - 1;
+        assert_eq!(2 + a.insns[1].imm as usize, exit);
+        assert_eq!(a.insns[exit], Insn::exit());
+        // The call and the map load moved with the code.
+        assert_eq!(a.calls, vec![(exit - 1, FuncId(1))]);
+        assert_eq!(a.relocs.len(), 1);
+        assert_eq!(a.relocs[0].insn, 2 + n / 2);
+        assert!(a.insns[a.relocs[0].insn].is_ld_imm64());
+    }
+
+    #[test]
+    fn far_jset_jumps_to_a_gotol_behind_a_ja() {
+        let n = 40_000;
+        let a = jump_over(n, JmpOp::Set);
+        assert_eq!(a.insns[0], Insn::jmp_imm(JmpOp::Set, Reg::R1, 0, 1));
+        assert_eq!(a.insns[1], Insn::ja(1));
+        assert!(a.insns[2].is_gotol());
+        assert_eq!(3 + a.insns[2].imm as usize, a.insns.len() - 1);
+    }
+
+    #[test]
+    fn backward_and_fixed_offset_jumps_are_kept_right() {
+        let mut a = Asm::new();
+        let top = a.label();
+        a.bind(top);
+        // A fixed-offset jump over a far label jump: its target moves with the code.
+        a.emit(Insn::jmp_imm(JmpOp::Gt, Reg::R2, 5, 2));
+        let far = a.label();
+        a.jmp_reg(JmpOp::Slt, Reg::R1, Reg::R3, far);
+        a.emit(Insn::mov64_imm(Reg::R0, 1));
+        a.emit(Insn::mov64_imm(Reg::R0, 2)); // fixed jump's target
+        for _ in 0..35_000 {
+            a.emit(Insn::mov64_imm(Reg::R0, 0));
+        }
+        a.bind(far);
+        a.ja(top);
+        a.emit(Insn::exit());
+        let a = a.finish();
+        // The fixed jump now skips the two-slot long form as well.
+        assert_eq!(a.insns[0].off, 3);
+        assert_eq!(a.insns[1], Insn::jmp_reg(JmpOp::Sge, Reg::R1, Reg::R3, 1));
+        assert!(a.insns[2].is_gotol());
+        let back = 2 + 1 + a.insns[2].imm as usize;
+        assert!(a.insns[back].is_gotol());
+        assert_eq!(back as i64 + 1 + a.insns[back].imm as i64, 0);
+        assert_eq!(a.insns[4], Insn::mov64_imm(Reg::R0, 2));
     }
 
     #[test]

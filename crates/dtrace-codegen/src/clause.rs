@@ -158,7 +158,7 @@ impl<'a> Gen<'a> {
 
     fn stmt(&mut self, s: &TStmt, plan: &RecordPlan, cursor: &mut usize) {
         self.tmp_off = 0;
-        if !matches!(s, TStmt::If { .. }) {
+        if !matches!(s, TStmt::If { .. } | TStmt::Loop { .. }) {
             self.stmt_no += 1;
         }
         match s {
@@ -186,6 +186,15 @@ impl<'a> Gen<'a> {
             } => self.agg_update(*agg, keys, value.as_ref(), incr.as_ref()),
             TStmt::Raise { sig } => self.raise(sig),
             TStmt::Chill { ns } => self.chill(ns),
+            TStmt::Loop {
+                cond,
+                body,
+                step,
+                test_first,
+                line,
+                ..
+            } => self.gen_loop(cond.as_ref(), body, step, *test_first, *line, plan, cursor),
+            TStmt::Break | TStmt::Continue => self.loop_jump(matches!(s, TStmt::Break)),
             _ => {
                 let i = *cursor;
                 *cursor += 1;

@@ -108,7 +108,7 @@ pub fn build(l: &Layout, error_probe: Option<(u32, u32)>, clauses: &[FuncId]) ->
         for f in clauses {
             a.emit(Insn::mov64_reg(Reg::R1, dc));
             a.emit(Insn::mov64_reg(Reg::R2, ctx));
-            a.call_func(*f);
+            a.call_clause(*f);
         }
         for (i, off) in SAVED.iter().enumerate() {
             a.emit(Insn::ldx_mem(

@@ -65,6 +65,10 @@ pub struct Gen<'a> {
     pub stmt_no: u32,
     /// Clause code start (for fault "DIF offsets").
     pub start_pc: usize,
+    /// (continue, break) targets of the loops being generated, innermost last.
+    pub loop_labels: Vec<(crate::asm::Label, crate::asm::Label)>,
+    /// Stack slot counting the passes of the outermost loop and all within it.
+    pub loop_budget: Option<i16>,
 }
 
 impl<'a> Gen<'a> {
@@ -101,6 +105,8 @@ impl<'a> Gen<'a> {
             emits_record: false,
             stmt_no: 0,
             start_pc: 0,
+            loop_labels: Vec::new(),
+            loop_budget: None,
         }
     }
 
@@ -128,6 +134,19 @@ impl<'a> Gen<'a> {
         let c = (self.l.spill_area + self.next_ctx) as i16;
         self.next_ctx += 8;
         Val::Ctx(c)
+    }
+
+    /// A stack slot (never a register or dctx): the verifier tracks its value.
+    pub fn alloc_slot(&mut self) -> i16 {
+        if let Some(s) = self.free_stack.pop() {
+            return s;
+        }
+        if self.next_stack >= FP_SPILL_MIN {
+            let s = self.next_stack;
+            self.next_stack -= 8;
+            return s;
+        }
+        FP_SPILL_MIN
     }
 
     pub fn free(&mut self, v: Val) {

@@ -50,9 +50,11 @@ pub mod desc;
 mod elem;
 mod error;
 mod expr;
+mod fuse;
 mod gen;
 pub mod layout;
 mod link;
+mod loops;
 mod memory;
 mod record;
 mod scratch;
@@ -197,6 +199,8 @@ pub struct BpfProgram {
     pub relocs: Vec<MapReloc>,
     /// Instruction ranges of each clause subprogram: (range, clause index, clause span).
     pub clause_ranges: Vec<(std::ops::Range<usize>, u32, Span)>,
+    /// Instruction ranges of each loop and the source line it starts on.
+    pub loop_ranges: Vec<(std::ops::Range<usize>, u32)>,
     /// [`Attach::Uprobe`]: by attach cookie, the probe ID and which of its
     /// argument layouts the sites with that cookie use (the provider knows
     /// where each probe's sites are).

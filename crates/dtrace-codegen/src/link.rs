@@ -498,6 +498,7 @@ fn link(
     funcs: Vec<(Asm, Option<usize>)>,
     tp: &TypedProgram,
 ) -> BpfProgram {
+    let funcs = crate::fuse::fuse(funcs, crate::fuse::MAX_FUNCS);
     let mut starts = Vec::new();
     let mut pos = 0usize;
     for (f, _) in &funcs {
@@ -507,6 +508,7 @@ fn link(
     let mut insns = Vec::with_capacity(pos);
     let mut relocs = Vec::new();
     let mut clause_ranges = Vec::new();
+    let mut loop_ranges = Vec::new();
     for (i, (f, ci)) in funcs.iter().enumerate() {
         let base = starts[i];
         let mut code = f.insns.clone();
@@ -522,6 +524,9 @@ fn link(
                 ..*r
             });
         }
+        for (r, line) in &f.loops {
+            loop_ranges.push((r.start + base..r.end + base, *line));
+        }
         if let Some(ci) = ci {
             if let Some(c) = tp.clauses.get(*ci) {
                 clause_ranges.push((base..base + code.len(), c.index, c.span));
@@ -536,6 +541,7 @@ fn link(
         insns,
         relocs,
         clause_ranges,
+        loop_ranges,
         uprobes: Vec::new(),
     }
 }

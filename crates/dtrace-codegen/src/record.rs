@@ -198,7 +198,14 @@ impl RecordPlan {
                     let module = *kind == SymbolKind::Module;
                     Some((ActionKind::Symbol { module }, vec![f]))
                 }
+                TStmt::Loop { body, step, .. } => {
+                    self.walk(body, true);
+                    self.walk(step, true);
+                    None
+                }
                 TStmt::Expr(_)
+                | TStmt::Break
+                | TStmt::Continue
                 | TStmt::AggUpdate { .. }
                 | TStmt::Raise { .. }
                 | TStmt::Chill { .. } => None,

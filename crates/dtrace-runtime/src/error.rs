@@ -14,6 +14,8 @@ pub enum RuntimeError {
         message: String,
         log: Option<String>,
     },
+    /// The verifier could not bound a loop (an extension, docs/LOOPS.md).
+    Loop { line: u32, log: Option<String> },
     /// A probe could not be attached.
     Attach(String),
     /// Reading the ring buffer, a counter or an aggregation failed.
@@ -39,6 +41,12 @@ impl fmt::Display for RuntimeError {
             RuntimeError::Load {
                 program, message, ..
             } => write!(f, "the BPF verifier rejected program {program}: {message}"),
+            RuntimeError::Loop { line, .. } => write!(
+                f,
+                "failed to enable tracing: the loop at line {line} could not be proven to \
+                 terminate by the BPF verifier (bound it with a counter, e.g. \
+                 for (i = 0; i < 100; i++))"
+            ),
             RuntimeError::Attach(m) | RuntimeError::Io(m) => f.write_str(m),
         }
     }

@@ -119,6 +119,9 @@ pub fn load_program(
             Some(l) => summarize_log(l),
             None => (None, e.to_string()),
         };
+        if let Some(line) = failing_loop(prog, insn, &message) {
+            return RuntimeError::Loop { line, log };
+        }
         let clause = insn.and_then(|i| {
             prog.clause_ranges
                 .iter()
@@ -164,6 +167,33 @@ pub fn sabotage_clause(prog: &BpfProgram, insns: &mut [Insn], clause: u32) {
             }
             None => return,
         }
+    }
+}
+
+/// The line of the loop a rejection is about: the innermost loop holding the
+/// failing instruction, or, when the verifier gave up on the program's size or
+/// on a loop (and names no instruction), the program's first loop.
+fn failing_loop(prog: &BpfProgram, insn: Option<usize>, message: &str) -> Option<u32> {
+    let innermost = |i: usize| {
+        prog.loop_ranges
+            .iter()
+            .filter(|(r, _)| r.contains(&i))
+            .min_by_key(|(r, _)| r.len())
+            .map(|(_, l)| *l)
+    };
+    let loopish = [
+        "too large",
+        "infinite loop",
+        "back-edge",
+        "loop",
+        "program rejected",
+    ]
+    .iter()
+    .any(|w| message.contains(w));
+    match insn {
+        Some(i) if loopish => innermost(i).or_else(|| prog.loop_ranges.first().map(|(_, l)| *l)),
+        None if loopish => prog.loop_ranges.first().map(|(_, l)| *l),
+        _ => None,
     }
 }
 
@@ -238,8 +268,30 @@ mod tests {
             insns,
             relocs,
             clause_ranges: vec![(0..2, 0, span), (2..8, 1, span)],
+            loop_ranges: Vec::new(),
             uprobes: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_rejection_inside_a_loop_names_the_innermost_loop() {
+        let mut p = program(Vec::new(), Vec::new());
+        p.loop_ranges = vec![(2..8, 3), (4..6, 5)];
+        assert_eq!(
+            failing_loop(&p, Some(5), "infinite loop detected at insn 5"),
+            Some(5)
+        );
+        assert_eq!(
+            failing_loop(&p, Some(3), "back-edge from insn 7 to 2"),
+            Some(3)
+        );
+        assert_eq!(failing_loop(&p, None, "program rejected"), Some(3));
+        assert_eq!(
+            failing_loop(&p, Some(5), "invalid mem access 'scalar'"),
+            None
+        );
+        p.loop_ranges.clear();
+        assert_eq!(failing_loop(&p, None, "program rejected"), None);
     }
 
     #[test]

@@ -288,10 +288,33 @@ impl<'a> Checker<'a> {
                 Ok(())
             }
             ast::Stmt::Expr(e) => self.expr_stmt(e, out),
+            ast::Stmt::Loop {
+                init,
+                cond,
+                step,
+                body,
+                test_first,
+                span,
+                line,
+            } => self.loop_stmt(
+                (init.as_deref(), cond.as_deref(), step.as_deref()),
+                body,
+                *test_first,
+                (*span, *line),
+                out,
+            ),
+            ast::Stmt::Break(_) => {
+                out.push(TStmt::Break);
+                Ok(())
+            }
+            ast::Stmt::Continue(_) => {
+                out.push(TStmt::Continue);
+                Ok(())
+            }
         }
     }
 
-    fn expr_stmt(&mut self, e: &ast::Expr, out: &mut Vec<TStmt>) -> R<()> {
+    pub(crate) fn expr_stmt(&mut self, e: &ast::Expr, out: &mut Vec<TStmt>) -> R<()> {
         use ast::ExprKind as K;
         if let Some(d) = crate::aggctl::misuse(e) {
             return Err(d);
@@ -412,6 +435,11 @@ fn count_actions(body: &[TStmt]) -> (u32, u32) {
     let mut a = 0;
     for s in body {
         match s {
+            TStmt::Loop { body, .. } => {
+                let (r1, a1) = count_actions(body);
+                r += r1;
+                a += a1;
+            }
             TStmt::If { then, els, .. } => {
                 let (r1, a1) = count_actions(then);
                 let (r2, a2) = count_actions(els);

@@ -512,6 +512,22 @@ pub enum TStmt {
         then: Vec<TStmt>,
         els: Vec<TStmt>,
     },
+    /// A loop (an extension to D): `cond` (none: always true) is tested before
+    /// each pass when `test_first`, else after it; `step` runs after each pass
+    /// (and on `continue`). `span` is the loop's source.
+    Loop {
+        cond: Option<TExpr>,
+        body: Vec<TStmt>,
+        step: Vec<TStmt>,
+        test_first: bool,
+        span: dtrace_syntax::Span,
+        /// The source line the loop starts on.
+        line: u32,
+    },
+    /// `break` out of the innermost loop.
+    Break,
+    /// `continue` with the innermost loop's next pass.
+    Continue,
     /// `trace(value)`; an aggregate (`Ty::Agg`) value records its bytes.
     Trace {
         value: TExpr,

@@ -37,6 +37,7 @@ mod expr;
 pub use dtrace_desc::format;
 mod intrinsic;
 pub mod ir;
+mod loops;
 mod memsubr;
 pub mod options;
 mod print;

@@ -119,6 +119,15 @@ pub fn each_stmt_expr<'e>(s: &'e TStmt, f: &mut dyn FnMut(&'e TExpr)) {
                 each_stmt_expr(t, f);
             }
         }
+        TStmt::Loop {
+            cond, body, step, ..
+        } => {
+            cond.iter().for_each(&mut *f);
+            for t in body.iter().chain(step) {
+                each_stmt_expr(t, f);
+            }
+        }
+        TStmt::Break | TStmt::Continue => {}
         TStmt::Trace { value } | TStmt::Print { value, .. } => f(value),
         TStmt::Printf { args, .. } | TStmt::FormatAction { args, .. } => args.iter().for_each(f),
         TStmt::Exit { status } => f(status),

@@ -346,3 +346,20 @@ fn predicate_may_use_variables_the_actions_create() {
     assert!(run("BEGIN /i < 10/ { @ = sum(i++); }").is_ok());
     assert_eq!(err("BEGIN /nope/ { trace(1); }").0, Tag::D_IDENT_UNDEF);
 }
+
+#[test]
+fn loop_errors() {
+    assert_eq!(
+        err("BEGIN { for (i = 0; i < 3; i++) trace(i); }").0,
+        Tag::D_SYNTAX
+    );
+    assert_eq!(
+        err("BEGIN { while (1) { x++; } }"),
+        (
+            Tag::D_SYNTAX,
+            "loop could not be proven to terminate (bound it with a counter, e.g. for (i = 0; i < 100; i++))".into()
+        )
+    );
+    assert!(run("BEGIN { while (1) { if (x++ > 3) break; } }").is_ok());
+    assert!(run("BEGIN { for (i = 0; i < 3; i++) @a = count(); }").is_ok());
+}

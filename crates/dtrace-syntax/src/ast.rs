@@ -56,6 +56,23 @@ pub enum Stmt {
         span: Span,
     },
     Block(Vec<Stmt>, Span),
+    /// A loop (an extension to D): `while (cond) body` (`test_first`),
+    /// `do body while (cond);`, or `for (init; cond; step) body` (`init` and
+    /// `step` present; a missing `cond` is always true).
+    Loop {
+        init: Option<Box<Expr>>,
+        cond: Option<Box<Expr>>,
+        step: Option<Box<Expr>>,
+        body: Vec<Stmt>,
+        test_first: bool,
+        span: Span,
+        /// The source line the loop starts on.
+        line: u32,
+    },
+    /// `break;` inside a loop.
+    Break(Span),
+    /// `continue;` inside a loop.
+    Continue(Span),
     /// A declaration inside a clause (e.g. `this->int x;` is not D, but
     /// `this int x;` at top level is; local declarations are kept for errors).
     Decl(Decl),

@@ -129,6 +129,28 @@ fn stmt_to(out: &mut String, s: &Stmt) {
         Stmt::Block(v, _) => stmts_to(out, "block", v),
         Stmt::Decl(d) => decl_to(out, d),
         Stmt::Empty(_) => out.push_str("(empty)"),
+        Stmt::Loop {
+            init,
+            cond,
+            step,
+            body,
+            test_first,
+            ..
+        } => {
+            out.push_str(if *test_first { "(loop" } else { "(do-loop" });
+            for e in [init, cond, step] {
+                out.push(' ');
+                match e {
+                    Some(e) => expr_to(out, e),
+                    None => out.push('_'),
+                }
+            }
+            out.push(' ');
+            stmts_to(out, "body", body);
+            out.push(')');
+        }
+        Stmt::Break(_) => out.push_str("(break)"),
+        Stmt::Continue(_) => out.push_str("(continue)"),
     }
 }
 

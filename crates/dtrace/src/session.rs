@@ -19,7 +19,7 @@ use std::time::Duration;
 
 fn exec_error(e: RuntimeError) -> ExecError {
     let detail = match &e {
-        RuntimeError::Load { log, .. } => log.clone(),
+        RuntimeError::Load { log, .. } | RuntimeError::Loop { log, .. } => log.clone(),
         _ => None,
     };
     ExecError {

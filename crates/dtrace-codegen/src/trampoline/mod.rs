@@ -110,7 +110,7 @@ pub fn dispatch(a: &mut Asm, d: &Dispatch, recheck: Option<(&Layout, Label)>) {
         }
         a.emit(Insn::mov64_reg(Reg::R1, DC));
         a.emit(Insn::mov64_reg(Reg::R2, CTX));
-        a.call_func(*f);
+        a.call_clause(*f);
         a.jmp_imm(JmpOp::Eq, Reg::R0, 0, next);
         a.emit(Insn::mov64_reg(Reg::R1, DC));
         a.emit(Insn::mov64_reg(Reg::R2, CTX));

@@ -85,6 +85,7 @@ pub fn parse_with_info(
         ));
     };
     let mut p = Parser::new(&file.text, source, opts);
+    p.file = Some(file);
     p.from_file = matches!(file.kind, crate::span::SourceKind::Script { .. });
     let items = p.program()?;
     if p.from_file && items.is_empty() {
@@ -131,6 +132,10 @@ pub(crate) struct Parser<'a> {
     pub(crate) from_file: bool,
     pending_pragmas: Vec<Pragma>,
     last_pragma_lo: Option<u32>,
+    /// Loops (an extension) enclosing the statement being parsed.
+    pub(crate) loops: u32,
+    /// The source being parsed (for the lines loops are reported at).
+    pub(crate) file: Option<&'a crate::span::SourceFile>,
 }
 
 impl<'a> Parser<'a> {
@@ -152,6 +157,8 @@ impl<'a> Parser<'a> {
             from_file: false,
             pending_pragmas: Vec::new(),
             last_pragma_lo: None,
+            loops: 0,
+            file: None,
         }
     }
 
