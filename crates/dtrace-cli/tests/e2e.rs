@@ -157,10 +157,25 @@ fn run_case(case: &Case, triggers: &Path) -> Result<(), String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("spawn: {e}"))?;
+    // Read both pipes while the case runs: a case that writes more than a
+    // pipe holds would otherwise block on write and never exit.
+    fn drain(
+        pipe: Option<impl std::io::Read + Send + 'static>,
+    ) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        })
+    }
+    let out_reader = drain(child.stdout.take());
+    let err_reader = drain(child.stderr.take());
     let start = Instant::now();
-    loop {
+    let status = loop {
         match child.try_wait() {
-            Ok(Some(_)) => break,
+            Ok(Some(status)) => break status,
             Ok(None) if start.elapsed() > Duration::from_secs(case.timeout) => {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -169,8 +184,12 @@ fn run_case(case: &Case, triggers: &Path) -> Result<(), String> {
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(e) => return Err(format!("wait: {e}")),
         }
-    }
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    };
+    let out = std::process::Output {
+        status,
+        stdout: out_reader.join().unwrap_or_default(),
+        stderr: err_reader.join().unwrap_or_default(),
+    };
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     let mut errs = Vec::new();
