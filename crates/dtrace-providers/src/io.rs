@@ -12,11 +12,15 @@
 //! `wait-done` have no block-layer tracepoint: enabling them is an error that
 //! says so.
 
-use crate::kernel_sdt::{list, why, xlate, SdtProbe, Unavailable};
-use crate::{ProbeTemplate, Provider};
+use crate::kernel_sdt::{xlate, SdtProbe, TableProvider, Unavailable};
 use dtrace_sema::{Prep, Src};
 
-pub struct IoProvider;
+/// The `io` provider.
+pub const PROVIDER: TableProvider = TableProvider {
+    name: "io",
+    probes: PROBES,
+    unavailable: UNAVAILABLE,
+};
 
 const REQ: &str = "struct request *";
 
@@ -58,32 +62,15 @@ pub const UNAVAILABLE: &[Unavailable] = &[
     },
 ];
 
-impl Provider for IoProvider {
-    fn name(&self) -> &'static str {
-        "io"
-    }
-
-    fn attributes(&self) -> crate::ProviderAttrs {
-        crate::stability::KERNEL_SDT
-    }
-
-    fn list(&self) -> Vec<ProbeTemplate> {
-        list(PROBES)
-    }
-
-    fn unavailable(&self, name: &str) -> Option<&'static str> {
-        why(UNAVAILABLE, name)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Provider;
 
     #[test]
     fn table_is_consistent() {
         crate::kernel_sdt::check_table(PROBES, UNAVAILABLE);
-        let start = IoProvider
+        let start = PROVIDER
             .list()
             .into_iter()
             .find(|p| p.name == "start")

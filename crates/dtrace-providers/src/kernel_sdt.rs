@@ -9,7 +9,7 @@
 //!
 //! All probes are `<provider>:vmlinux::<name>` (module `vmlinux`, function empty).
 
-use crate::ProbeTemplate;
+use crate::{ProbeTemplate, Provider};
 use dtrace_sema::{ArgDesc, Cmp, Prep, ProbeKind, Src, Test};
 
 /// One argument description: `args[i]` is `xlate` (if any) translated from
@@ -100,6 +100,34 @@ pub fn list(table: &[SdtProbe]) -> Vec<ProbeTemplate> {
             fields: Vec::new(),
         })
         .collect()
+}
+
+/// A kernel SDT provider (proc, sched, io): its probes are rows of a table,
+/// each on a raw tracepoint, so the provider operations are the same for all
+/// of them and only the tables differ.
+pub struct TableProvider {
+    pub name: &'static str,
+    pub probes: &'static [SdtProbe],
+    /// Probes DTrace documents that have no faithful kernel event here.
+    pub unavailable: &'static [Unavailable],
+}
+
+impl Provider for TableProvider {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn attributes(&self) -> crate::ProviderAttrs {
+        crate::stability::KERNEL_SDT
+    }
+
+    fn list(&self) -> Vec<ProbeTemplate> {
+        list(self.probes)
+    }
+
+    fn unavailable(&self, name: &str) -> Option<&'static str> {
+        why(self.unavailable, name)
+    }
 }
 
 /// Why `name` is unavailable, if the table of unavailable probes has it.

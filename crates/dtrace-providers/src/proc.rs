@@ -26,11 +26,17 @@
 //! creating or sending thread, `signal-handle` and `signal-clear` in the
 //! receiving one.
 
-use crate::kernel_sdt::{list, native, test, user_string, why, xlate, Arg, SdtProbe, Unavailable};
-use crate::{ProbeTemplate, Provider};
+use crate::kernel_sdt::{
+    native, test, user_string, xlate, Arg, SdtProbe, TableProvider, Unavailable,
+};
 use dtrace_sema::{Cmp, Prep, Src};
 
-pub struct ProcProvider;
+/// The `proc` provider.
+pub const PROVIDER: TableProvider = TableProvider {
+    name: "proc",
+    probes: PROBES,
+    unavailable: UNAVAILABLE,
+};
 
 /// x86_64 system-call numbers.
 const EXECVE: u32 = 59;
@@ -195,37 +201,20 @@ pub const UNAVAILABLE: &[Unavailable] = &[Unavailable {
     why: "no kernel tracepoint fires when a thread takes a machine fault",
 }];
 
-impl Provider for ProcProvider {
-    fn name(&self) -> &'static str {
-        "proc"
-    }
-
-    fn attributes(&self) -> crate::ProviderAttrs {
-        crate::stability::KERNEL_SDT
-    }
-
-    fn list(&self) -> Vec<ProbeTemplate> {
-        list(PROBES)
-    }
-
-    fn unavailable(&self, name: &str) -> Option<&'static str> {
-        why(UNAVAILABLE, name)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Provider;
 
     #[test]
     fn table_is_consistent() {
         crate::kernel_sdt::check_table(PROBES, UNAVAILABLE);
-        let l = ProcProvider.list();
+        let l = PROVIDER.list();
         let send = l.iter().find(|p| p.name == "signal-send").unwrap();
         let shown: Vec<&str> = send.args.iter().map(|a| a.shown()).collect();
         assert_eq!(shown, ["lwpsinfo_t *", "psinfo_t *", "int"]);
         assert_eq!(send.args[2].mapping, 1);
-        assert!(ProcProvider.unavailable("fault").is_some());
-        assert!(ProcProvider.unavailable("exec").is_none());
+        assert!(PROVIDER.unavailable("fault").is_some());
+        assert!(PROVIDER.unavailable("exec").is_none());
     }
 }

@@ -50,21 +50,8 @@ impl Provider for RawtpProvider {
     }
 
     fn find(&self, module: &str, function: &str, name: &str) -> Option<Vec<ProbeTemplate>> {
-        if !function.is_empty() {
-            return Some(Vec::new());
-        }
-        let Ok(fs) = Tracefs::find() else {
-            return Some(Vec::new());
-        };
-        let groups = if module.is_empty() {
-            fs.groups_with_event(name)
-        } else if fs.has_event(module, name) {
-            vec![module.to_string()]
-        } else {
-            Vec::new()
-        };
         Some(
-            groups
+            crate::sdt::event_groups(module, function, name)
                 .into_iter()
                 .map(|g| probe(g, name.to_string()))
                 .collect(),

@@ -20,11 +20,15 @@
 //! `change-pri` and `tick` have no tracepoint at their moment on this kernel;
 //! enabling them is an error that says so.
 
-use crate::kernel_sdt::{list, native, test, why, xlate, Arg, SdtProbe, Unavailable};
-use crate::{ProbeTemplate, Provider};
+use crate::kernel_sdt::{native, test, xlate, Arg, SdtProbe, TableProvider, Unavailable};
 use dtrace_sema::{Cmp, Prep, Src, Test};
 
-pub struct SchedProvider;
+/// The `sched` provider.
+pub const PROVIDER: TableProvider = TableProvider {
+    name: "sched",
+    probes: PROBES,
+    unavailable: UNAVAILABLE,
+};
 
 const TASK: &str = "struct task_struct *";
 const LWP: Arg = xlate(TASK, "lwpsinfo_t *", 0);
@@ -113,36 +117,19 @@ pub const UNAVAILABLE: &[Unavailable] = &[
     },
 ];
 
-impl Provider for SchedProvider {
-    fn name(&self) -> &'static str {
-        "sched"
-    }
-
-    fn attributes(&self) -> crate::ProviderAttrs {
-        crate::stability::KERNEL_SDT
-    }
-
-    fn list(&self) -> Vec<ProbeTemplate> {
-        list(PROBES)
-    }
-
-    fn unavailable(&self, name: &str) -> Option<&'static str> {
-        why(UNAVAILABLE, name)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Provider;
 
     #[test]
     fn table_is_consistent() {
         crate::kernel_sdt::check_table(PROBES, UNAVAILABLE);
-        let l = SchedProvider.list();
+        let l = PROVIDER.list();
         let deq = l.iter().find(|p| p.name == "dequeue").unwrap();
         let shown: Vec<&str> = deq.args.iter().map(|a| a.shown()).collect();
         assert_eq!(shown, ["lwpsinfo_t *", "psinfo_t *", "cpuinfo_t *", "int"]);
         assert!(l.iter().all(|p| p.name != "tick"));
-        assert!(SchedProvider.unavailable("tick").is_some());
+        assert!(PROVIDER.unavailable("tick").is_some());
     }
 }

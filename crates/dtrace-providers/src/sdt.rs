@@ -13,6 +13,26 @@ use dtrace_sys::tracefs::Tracefs;
 
 pub struct SdtProvider;
 
+/// The groups that have tracepoint `name` (in `module` when given), found by
+/// looking it up in tracefs rather than reading the whole event list; none
+/// when a function is named (tracepoints have none) or tracefs is missing.
+/// Shared by the providers named after tracepoints (`sdt`, `rawtp`).
+pub(crate) fn event_groups(module: &str, function: &str, name: &str) -> Vec<String> {
+    if !function.is_empty() {
+        return Vec::new();
+    }
+    let Ok(fs) = Tracefs::find() else {
+        return Vec::new();
+    };
+    if module.is_empty() {
+        fs.groups_with_event(name)
+    } else if fs.has_event(module, name) {
+        vec![module.to_string()]
+    } else {
+        Vec::new()
+    }
+}
+
 impl Provider for SdtProvider {
     fn name(&self) -> &'static str {
         "sdt"
@@ -48,21 +68,8 @@ impl Provider for SdtProvider {
     /// rather than by reading the whole event list (so `BEGIN`, which every
     /// provider is asked about, costs one directory listing).
     fn find(&self, module: &str, function: &str, name: &str) -> Option<Vec<ProbeTemplate>> {
-        if !function.is_empty() {
-            return Some(Vec::new());
-        }
-        let Ok(fs) = Tracefs::find() else {
-            return Some(Vec::new());
-        };
-        let groups = if module.is_empty() {
-            fs.groups_with_event(name)
-        } else if fs.has_event(module, name) {
-            vec![module.to_string()]
-        } else {
-            Vec::new()
-        };
         Some(
-            groups
+            event_groups(module, function, name)
                 .into_iter()
                 .map(|group| ProbeTemplate {
                     module: group,
