@@ -1,45 +1,12 @@
 //! Compile errors: DTrace's tags and wording, first error wins.
 
-use dtrace_ctypes::TypeTable;
-use dtrace_sema::{check, CompileOptions, ProbeInfo, ProbeKind, TypedProgram};
-use dtrace_syntax::ast::Item;
-use dtrace_syntax::{parse, Diagnostic, ParseOptions, SourceKind, SourceMap, Tag};
-use std::collections::HashMap;
+mod common;
 
-fn begin() -> ProbeInfo {
-    ProbeInfo {
-        id: 1,
-        provider: "dtrace".into(),
-        module: String::new(),
-        function: String::new(),
-        name: "BEGIN".into(),
-        kind: ProbeKind::Begin,
-        args: Vec::new(),
-        fields: Vec::new(),
-    }
-}
+use dtrace_sema::{CompileOptions, TypedProgram};
+use dtrace_syntax::{Diagnostic, Tag};
 
 fn run(src: &str) -> Result<TypedProgram, Diagnostic> {
-    let mut map = SourceMap::new();
-    let id = map.add(SourceKind::ProbeSpecifier, src.to_string());
-    let args: Vec<String> = Vec::new();
-    let vars: HashMap<String, String> = HashMap::new();
-    let is_type = |_: &str| false;
-    let opts = ParseOptions {
-        macro_args: &args,
-        macro_vars: &vars,
-        defaultargs: false,
-        is_type_name: &is_type,
-    };
-    let prog = parse(&map, id, &opts).expect("parses");
-    let n = prog
-        .items
-        .iter()
-        .filter(|i| matches!(i, Item::Clause(_)))
-        .count();
-    let probes = vec![vec![begin()]; n];
-    let mut t = TypeTable::with_builtins();
-    check(&prog, &probes, &mut t, &CompileOptions::default())
+    common::check_with(src, &CompileOptions::default())
 }
 
 fn err(src: &str) -> (Tag, String) {

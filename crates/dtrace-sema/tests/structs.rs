@@ -1,46 +1,13 @@
 //! Struct and union values in D variables ("Structs and Unions"): which
 //! variables may hold them, how member stores are typed, and the errors.
 
-use dtrace_ctypes::TypeTable;
-use dtrace_sema::{
-    check, CompileOptions, ElemRoot, LValue, ProbeInfo, ProbeKind, TExprKind, TStmt, Ty,
-    TypedProgram, VarRef,
-};
-use dtrace_syntax::ast::Item;
-use dtrace_syntax::{parse, Diagnostic, ParseOptions, SourceKind, SourceMap, Tag};
-use std::collections::HashMap;
+mod common;
+
+use dtrace_sema::{CompileOptions, ElemRoot, LValue, TExprKind, TStmt, Ty, TypedProgram, VarRef};
+use dtrace_syntax::{Diagnostic, Tag};
 
 fn run(src: &str) -> Result<TypedProgram, Diagnostic> {
-    let mut map = SourceMap::new();
-    let id = map.add(SourceKind::ProbeSpecifier, src.to_string());
-    let args: Vec<String> = Vec::new();
-    let vars: HashMap<String, String> = HashMap::new();
-    let mut t = TypeTable::with_builtins();
-    let is_type = |n: &str| t.lookup(n).is_some();
-    let opts = ParseOptions {
-        macro_args: &args,
-        macro_vars: &vars,
-        defaultargs: false,
-        is_type_name: &is_type,
-    };
-    let prog = parse(&map, id, &opts).expect("parses");
-    let n = prog
-        .items
-        .iter()
-        .filter(|i| matches!(i, Item::Clause(_)))
-        .count();
-    let begin = ProbeInfo {
-        id: 1,
-        provider: "dtrace".into(),
-        module: String::new(),
-        function: String::new(),
-        name: "BEGIN".into(),
-        kind: ProbeKind::Begin,
-        args: Vec::new(),
-        fields: Vec::new(),
-    };
-    let probes = vec![vec![begin]; n];
-    check(&prog, &probes, &mut t, &CompileOptions::default())
+    common::check_with(src, &CompileOptions::default())
 }
 
 fn err(src: &str) -> (Tag, String) {

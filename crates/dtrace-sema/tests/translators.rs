@@ -1,56 +1,14 @@
 //! Translators, the `xlate` operator, `print()` shapes and library intrinsics,
 //! checked without the kernel.
 
-use dtrace_ctypes::TypeTable;
-use dtrace_sema::{check, CompileOptions, PrintShape, ProbeInfo, ProbeKind, TExprKind, TStmt};
-use dtrace_syntax::ast::Item;
-use dtrace_syntax::{parse, Diagnostic, ParseOptions, SourceKind, SourceMap, Tag};
-use std::collections::HashMap;
+mod common;
 
-fn begin() -> ProbeInfo {
-    ProbeInfo {
-        id: 1,
-        provider: "dtrace".into(),
-        module: String::new(),
-        function: String::new(),
-        name: "BEGIN".into(),
-        kind: ProbeKind::Begin,
-        args: Vec::new(),
-        fields: Vec::new(),
-    }
-}
+use dtrace_sema::{CompileOptions, PrintShape, ProbeInfo, ProbeKind, TExprKind, TStmt};
+use dtrace_syntax::{Diagnostic, Tag};
 
 /// Check `src`, compiled as a library source when `library`.
 fn run_as(src: &str, library: bool) -> Result<dtrace_sema::TypedProgram, Diagnostic> {
-    let mut map = SourceMap::new();
-    let kind = if library {
-        SourceKind::Library {
-            name: "test.d".into(),
-        }
-    } else {
-        SourceKind::ProbeSpecifier
-    };
-    let id = map.add(kind, src.to_string());
-    let (args, vars): (Vec<String>, HashMap<String, String>) = (Vec::new(), HashMap::new());
-    let is_type = |_: &str| false;
-    let popts = ParseOptions {
-        macro_args: &args,
-        macro_vars: &vars,
-        defaultargs: false,
-        is_type_name: &is_type,
-    };
-    let prog = parse(&map, id, &popts)?;
-    let n = prog
-        .items
-        .iter()
-        .filter(|i| matches!(i, Item::Clause(_)))
-        .count();
-    let opts = CompileOptions {
-        library_sources: if library { vec![id] } else { Vec::new() },
-        ..CompileOptions::default()
-    };
-    let mut t = TypeTable::with_builtins();
-    check(&prog, &vec![vec![begin()]; n], &mut t, &opts)
+    common::check_as(src, library, &CompileOptions::default())
 }
 
 fn run(src: &str) -> Result<dtrace_sema::TypedProgram, Diagnostic> {
@@ -244,29 +202,12 @@ fn translated_probe() -> ProbeInfo {
             dtrace_sema::ArgDesc::translated("int", "struct pair *", 1),
             dtrace_sema::ArgDesc::native("int", 1),
         ],
-        ..begin()
+        ..common::begin()
     }
 }
 
 fn run_probe(src: &str) -> Result<dtrace_sema::TypedProgram, Diagnostic> {
-    let mut map = SourceMap::new();
-    let id = map.add(SourceKind::ProbeSpecifier, src.to_string());
-    let (args, vars): (Vec<String>, HashMap<String, String>) = (Vec::new(), HashMap::new());
-    let is_type = |_: &str| false;
-    let popts = ParseOptions {
-        macro_args: &args,
-        macro_vars: &vars,
-        defaultargs: false,
-        is_type_name: &is_type,
-    };
-    let prog = parse(&map, id, &popts)?;
-    let mut t = TypeTable::with_builtins();
-    check(
-        &prog,
-        &[vec![translated_probe()]],
-        &mut t,
-        &CompileOptions::default(),
-    )
+    common::check_on(src, false, &translated_probe(), &CompileOptions::default())
 }
 
 #[test]

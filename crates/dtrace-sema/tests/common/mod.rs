@@ -23,10 +23,32 @@ pub fn begin() -> ProbeInfo {
     }
 }
 
-/// Check `src` (it must parse) with `opts`, every clause on BEGIN.
-pub fn check_with(src: &str, opts: &CompileOptions) -> Result<TypedProgram, Diagnostic> {
+/// Check `src` with `opts`, every clause on BEGIN; a parse error is returned
+/// as the diagnostic. With `library`, `src` is compiled as a D library source.
+pub fn check_as(
+    src: &str,
+    library: bool,
+    opts: &CompileOptions,
+) -> Result<TypedProgram, Diagnostic> {
+    check_on(src, library, &begin(), opts)
+}
+
+/// [`check_as`] with every clause on `probe`.
+pub fn check_on(
+    src: &str,
+    library: bool,
+    probe: &ProbeInfo,
+    opts: &CompileOptions,
+) -> Result<TypedProgram, Diagnostic> {
     let mut map = SourceMap::new();
-    let id = map.add(SourceKind::ProbeSpecifier, src.to_string());
+    let kind = if library {
+        SourceKind::Library {
+            name: "test.d".into(),
+        }
+    } else {
+        SourceKind::ProbeSpecifier
+    };
+    let id = map.add(kind, src.to_string());
     let args: Vec<String> = Vec::new();
     let vars: HashMap<String, String> = HashMap::new();
     let mut t = TypeTable::with_builtins();
@@ -37,11 +59,20 @@ pub fn check_with(src: &str, opts: &CompileOptions) -> Result<TypedProgram, Diag
         defaultargs: false,
         is_type_name: &is_type,
     };
-    let prog = parse(&map, id, &popts).expect("parses");
+    let prog = parse(&map, id, &popts)?;
     let n = prog
         .items
         .iter()
         .filter(|i| matches!(i, Item::Clause(_)))
         .count();
-    check(&prog, &vec![vec![begin()]; n], &mut t, opts)
+    let mut opts = opts.clone();
+    if library {
+        opts.library_sources = vec![id];
+    }
+    check(&prog, &vec![vec![probe.clone()]; n], &mut t, &opts)
+}
+
+/// Check `src` with `opts`, every clause on BEGIN.
+pub fn check_with(src: &str, opts: &CompileOptions) -> Result<TypedProgram, Diagnostic> {
+    check_as(src, false, opts)
 }
