@@ -382,19 +382,25 @@ fn list(
     let mut out = Output::open(args.output.as_deref()).map_err(Fail::error)?;
     let mut text = listing_line("ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
     let mut rows = Vec::new();
+    // Only -lv shows argument types, so only -lv has the matched probes resolved.
+    let with_args = args.verbose > 0;
     if sources.is_empty() {
-        rows = dtrace.list(None).map_err(|e| compile_failure(&e, rich))?;
+        rows = dtrace
+            .list_probes(None, vars, with_args)
+            .map_err(|e| compile_failure(&e, rich))?
+            .0;
     }
     let mut misses = Vec::new();
     for loaded in sources {
         let (found, missed) = dtrace
-            .list_with_vars(Some(&loaded.source), vars)
+            .list_probes(Some(&loaded.source), vars, with_args)
             .map_err(|e| compile_failure(&e, rich))?;
         rows.extend(found);
         misses.extend(missed);
     }
+    text.reserve(rows.len() * 72);
     for row in &rows {
-        text.push_str(&listing_row(row));
+        push_listing_row(&mut text, row);
         if args.verbose > 0 {
             text.push_str(&crate::verbose::probe_info(
                 row.attr,
@@ -415,14 +421,14 @@ fn listing_line(id: &str, provider: &str, module: &str, function: &str, name: &s
     format!("{id:>5} {provider:>10} {module:>17} {function:>33} {name}\n")
 }
 
-pub fn listing_row(p: &ProbeListing) -> String {
-    listing_line(
-        &p.id.to_string(),
-        &p.provider,
-        &p.module,
-        &p.function,
-        &p.name,
-    )
+/// One probe's `-l` line appended to `text` (no string per row: -l writes 100k+).
+fn push_listing_row(text: &mut String, p: &ProbeListing) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        text,
+        "{:>5} {:>10} {:>17} {:>33} {}",
+        p.id, p.provider, p.module, p.function, p.name
+    );
 }
 
 /// Enable, trace, stop, and print what is left. Returns the exit status.
@@ -704,8 +710,10 @@ mod tests {
             arg_attr: dtrace::Attr::STABLE,
             arg_types: Vec::new(),
         };
+        let mut text = String::new();
+        push_listing_row(&mut text, &row);
         assert_eq!(
-            listing_row(&row),
+            text,
             format!("    1 {:>10} {:>17} {:>33} BEGIN\n", "dtrace", "", "")
         );
     }

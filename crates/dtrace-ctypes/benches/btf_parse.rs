@@ -44,6 +44,27 @@ fn main() {
         }
     };
     let (clone, _) = time(runs, || black_box(bytes.clone()).len());
+    // The lazy kernel type source's two steps: the name index (what the
+    // parser's "is this a type name?" needs) and the validation before the
+    // first import.
+    let (index, _) = time(runs, || {
+        Btf::index(black_box(bytes.clone())).map(|b| b.type_count())
+    });
+    let check = median(
+        (0..runs)
+            .filter_map(|_| {
+                let b = Btf::index(bytes.clone()).ok()?;
+                let t = Instant::now();
+                b.check().ok()?;
+                Some(t.elapsed())
+            })
+            .collect(),
+    );
+    let (read_index, _) = time(runs, || {
+        Btf::index(std::fs::read(path).ok()?)
+            .ok()
+            .map(|b| b.type_count())
+    });
     println!(
         "vmlinux BTF: {} bytes, {} types",
         bytes.len(),
@@ -53,6 +74,18 @@ fn main() {
     println!(
         "parse+index        {:>10.3?}  (includes a {:.3?} copy of the blob)",
         parse, clone
+    );
+    println!(
+        "index only         {:>10.3?}  (header, record bounds, name index; incl. the copy)",
+        index
+    );
+    println!(
+        "read + index       {:>10.3?}  (what the first type-name question costs)",
+        read_index
+    );
+    println!(
+        "check              {:>10.3?}  (validation, before the first import)",
+        check
     );
     let (find, _) = time(runs, || btf.find("task_struct"));
     println!("find(task_struct)  {:>10.3?}", find);

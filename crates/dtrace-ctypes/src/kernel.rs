@@ -1,12 +1,18 @@
 //! Kernel types on demand: vmlinux BTF plus module BTF (split, loaded lazily), imported
-//! into a [`TypeTable`] one name at a time.
+//! into a [`TypeTable`] one name at a time. [`KernelBtf`] is the kernel's
+//! [`TypeSource`].
 //!
-//! Architecture invariant: a BTF type is imported at most once per table (memoized
+//! Architecture invariants: a BTF type is imported at most once per table (memoized
 //! BTF id -> [`TypeId`]); importing works from a worklist, never by recursion through
 //! aggregates, so recursive structs (pointer cycles) and deep type graphs are fine.
+//! A lazy source ([`KernelBtf::lazy_sys`]) reads nothing until a question reaches
+//! it; a name question then indexes vmlinux's names ([`Btf::index`]), and the
+//! whole blob is validated ([`Btf::check`]) before the first import from it.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use crate::source::TypeSource;
 
 use crate::btf::{self, Btf, BtfError, BtfType};
 use crate::table::{Enumerator, Member, Module, Qualifier, TypeId, TypeKind, TypeTable};
@@ -20,9 +26,12 @@ const MAX_IMPORT_DEPTH: u32 = 300;
 /// The kernel's BTF objects: vmlinux, and modules as they are needed.
 #[derive(Debug, Clone)]
 pub struct KernelBtf {
-    /// Directory holding `<module>` split-BTF files; `None` for in-memory only.
+    /// Directory holding `vmlinux` and `<module>` split-BTF files; `None` for
+    /// in-memory only.
     dir: Option<PathBuf>,
-    /// `objs[0]` is vmlinux.
+    /// vmlinux, indexed (not yet validated) when first needed.
+    base: OnceLock<Result<Arc<Btf>, BtfError>>,
+    /// `objs[0]` is vmlinux, once a lookup has needed more than its names.
     objs: Vec<Obj>,
     /// Module blobs registered in memory and not yet parsed.
     blobs: Vec<(String, Vec<u8>)>,
@@ -55,11 +64,13 @@ pub struct KernelVar {
 impl KernelBtf {
     /// Kernel BTF with `vmlinux` as base and no module source.
     pub fn new(vmlinux: Btf) -> KernelBtf {
+        let vmlinux = Arc::new(vmlinux);
         KernelBtf {
             dir: None,
+            base: OnceLock::from(Ok(vmlinux.clone())),
             objs: vec![Obj {
                 name: "vmlinux".into(),
-                btf: Arc::new(vmlinux),
+                btf: vmlinux,
                 memo: Vec::new(),
                 module: None,
             }],
@@ -82,13 +93,66 @@ impl KernelBtf {
         KernelBtf::from_dir(Path::new(SYS_BTF_DIR))
     }
 
+    /// BTF from `dir`, read when a question first reaches it: nothing is read
+    /// here, so attaching the source costs nothing.
+    pub fn lazy_dir(dir: &Path) -> KernelBtf {
+        KernelBtf {
+            dir: Some(dir.to_path_buf()),
+            base: OnceLock::new(),
+            objs: Vec::new(),
+            blobs: Vec::new(),
+            failed: Vec::new(),
+            scanned: false,
+        }
+    }
+
+    /// The running kernel's BTF, read lazily; `None` when the kernel publishes
+    /// none (no `/sys/kernel/btf/vmlinux`).
+    pub fn lazy_sys() -> Option<KernelBtf> {
+        let dir = Path::new(SYS_BTF_DIR);
+        dir.join("vmlinux")
+            .is_file()
+            .then(|| KernelBtf::lazy_dir(dir))
+    }
+
+    /// vmlinux's BTF, indexed on first use.
+    fn base(&self) -> Result<&Arc<Btf>, BtfError> {
+        self.base
+            .get_or_init(|| {
+                let Some(dir) = &self.dir else {
+                    return Err(BtfError::Io {
+                        path: "vmlinux".into(),
+                        message: "no BTF source".into(),
+                    });
+                };
+                Btf::index(btf::read(&dir.join("vmlinux"))?).map(Arc::new)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Make vmlinux `objs[0]` (reading it if nothing has yet).
+    fn ready(&mut self) -> Result<(), BtfError> {
+        if self.objs.is_empty() {
+            let btf = self.base()?.clone();
+            self.objs.push(Obj {
+                name: "vmlinux".into(),
+                btf,
+                memo: Vec::new(),
+                module: None,
+            });
+        }
+        Ok(())
+    }
+
     /// Register a module's split BTF held in memory; parsed when first needed.
     pub fn add_module_blob(&mut self, name: &str, bytes: Vec<u8>) {
         self.blobs.push((name.to_string(), bytes));
     }
 
-    pub fn vmlinux(&self) -> &Arc<Btf> {
-        &self.objs[0].btf
+    /// vmlinux's BTF (read now if it has not been), or why it cannot be had.
+    pub fn vmlinux(&self) -> Result<&Arc<Btf>, BtfError> {
+        self.base()
     }
 
     /// Names of the modules parsed so far (vmlinux first).
@@ -107,6 +171,7 @@ impl KernelBtf {
 
     /// Index of module `name` in `objs`, parsing it if needed; `Ok(None)` if it has no BTF.
     fn load(&mut self, name: &str) -> Result<Option<usize>, BtfError> {
+        self.ready()?;
         if let Some(i) = self.position(name) {
             return Ok(Some(i));
         }
@@ -133,7 +198,7 @@ impl KernelBtf {
         } else {
             return Ok(None);
         };
-        match Btf::parse_split(bytes, self.objs[0].btf.clone()) {
+        match Btf::index_split(bytes, self.objs[0].btf.clone()) {
             Ok(b) => {
                 self.objs.push(Obj {
                     name: name.to_string(),
@@ -200,7 +265,7 @@ impl KernelBtf {
 }
 
 /// A C name split into its tag keyword (if any) and identifier.
-fn split_name(name: &str) -> (Option<&str>, &str) {
+pub(crate) fn split_name(name: &str) -> (Option<&str>, &str) {
     let name = name.trim();
     for kw in ["struct", "union", "enum"] {
         if let Some(rest) = name.strip_prefix(kw) {
@@ -275,8 +340,14 @@ impl Importer<'_> {
         }
     }
 
-    /// Import `id` (as seen from `obj`) and everything it reaches.
+    /// Import `id` (as seen from `obj`) and everything it reaches, once the
+    /// object (and vmlinux, which it builds on) is validated.
     fn import(&mut self, obj: usize, id: u32) -> Result<TypeId, BtfError> {
+        for o in [0, obj] {
+            if let Some(ob) = self.kb.objs.get(o) {
+                ob.btf.check()?;
+            }
+        }
         let root = self.reserve(obj, id, 0)?;
         while let Some((o, i, tid)) = self.work.pop() {
             let kind = self.build(o, i)?;
@@ -483,156 +554,137 @@ enum Scope {
     D,
     /// One kernel object (index into `objs`), then vmlinux for modules.
     Obj(usize),
-    /// Unscoped: D, vmlinux, loaded modules, then the rest loaded lazily.
+    /// Unscoped: vmlinux, loaded modules, then the rest loaded lazily.
     All,
 }
 
-impl TypeTable {
-    /// Attach kernel BTF; later scoped lookups import from it.
-    pub fn set_kernel(&mut self, kernel: KernelBtf) {
-        self.kernel = Some(Box::new(kernel));
-    }
-
-    /// Attach the running kernel's BTF from `/sys/kernel/btf`.
-    pub fn load_kernel_btf(&mut self) -> Result<(), BtfError> {
-        self.set_kernel(KernelBtf::from_sys()?);
-        Ok(())
-    }
-
-    pub fn kernel(&self) -> Option<&KernelBtf> {
-        self.kernel.as_deref()
-    }
-
-    /// Run `f` with the kernel BTF taken out of the table (so both can be borrowed).
-    fn with_kernel<R>(&mut self, f: impl FnOnce(&mut TypeTable, &mut KernelBtf) -> R) -> Option<R> {
-        let mut kb = self.kernel.take()?;
-        let r = f(self, &mut kb);
-        self.kernel = Some(kb);
-        Some(r)
-    }
-
-    fn scope(kb: &mut KernelBtf, module: Option<&str>) -> Result<Option<Scope>, BtfError> {
+impl KernelBtf {
+    fn scope(&mut self, module: Option<&str>) -> Result<Option<Scope>, BtfError> {
         Ok(match module {
-            None => Some(Scope::All),
+            None => {
+                self.ready()?;
+                Some(Scope::All)
+            }
             Some("D") | Some("C") => Some(Scope::D),
-            Some(m) => kb.load(m)?.map(Scope::Obj),
+            Some(m) => self.load(m)?.map(Scope::Obj),
         })
     }
 
     /// Search kernel objects per `scope` with `find`; import the hit with `finish`.
     fn search<T, R>(
         &mut self,
+        table: &mut TypeTable,
         module: Option<&str>,
         find: impl Fn(&Btf) -> Option<T>,
         finish: impl Fn(&mut Importer, usize, T) -> Result<Option<R>, BtfError>,
     ) -> Result<Option<R>, BtfError> {
-        let r = self.with_kernel(|table, kb| {
-            let scope = match TypeTable::scope(kb, module)? {
-                Some(s) => s,
-                None => return Ok(None),
-            };
-            let candidates: Vec<usize> = match scope {
-                Scope::D => return Ok(None),
-                Scope::Obj(0) => vec![0],
-                Scope::Obj(i) => vec![i, 0],
-                Scope::All => (0..kb.objs.len()).collect(),
-            };
-            let all = matches!(scope, Scope::All);
-            let mut imp = Importer {
-                table,
-                kb,
-                work: Vec::new(),
-            };
-            for obj in candidates {
+        let scope = match self.scope(module)? {
+            Some(s) => s,
+            None => return Ok(None),
+        };
+        let candidates: Vec<usize> = match scope {
+            Scope::D => return Ok(None),
+            Scope::Obj(0) => vec![0],
+            Scope::Obj(i) => vec![i, 0],
+            Scope::All => (0..self.objs.len()).collect(),
+        };
+        let all = matches!(scope, Scope::All);
+        let mut imp = Importer {
+            table,
+            kb: self,
+            work: Vec::new(),
+        };
+        for obj in candidates {
+            let hit = imp.kb.objs.get(obj).and_then(|o| find(&o.btf));
+            if let Some(h) = hit {
+                return finish(&mut imp, obj, h);
+            }
+        }
+        if all {
+            // Missed everything loaded: load the remaining modules one by one.
+            let rest = imp.kb.unloaded();
+            for name in rest {
+                let Ok(Some(obj)) = imp.kb.load(&name) else {
+                    continue;
+                };
                 let hit = imp.kb.objs.get(obj).and_then(|o| find(&o.btf));
                 if let Some(h) = hit {
                     return finish(&mut imp, obj, h);
                 }
             }
-            if all {
-                // Missed everything loaded: load the remaining modules one by one.
-                let rest = imp.kb.unloaded();
-                for name in rest {
-                    let Ok(Some(obj)) = imp.kb.load(&name) else {
-                        continue;
-                    };
-                    let hit = imp.kb.objs.get(obj).and_then(|o| find(&o.btf));
-                    if let Some(h) = hit {
-                        return finish(&mut imp, obj, h);
-                    }
-                }
-                imp.kb.scanned = true;
+            imp.kb.scanned = true;
+        }
+        Ok(None)
+    }
+}
+
+impl TypeSource for KernelBtf {
+    fn name(&self) -> &str {
+        "kernel BTF"
+    }
+
+    fn clone_box(&self) -> Box<dyn TypeSource> {
+        Box::new(self.clone())
+    }
+
+    fn as_kernel(&self) -> Option<&KernelBtf> {
+        Some(self)
+    }
+
+    /// Typedefs and base types of vmlinux and the modules parsed so far; the
+    /// first question indexes vmlinux's names (no validation, no import).
+    fn is_type_name(&self, module: Option<&str>, name: &str) -> bool {
+        if self.objs.is_empty() {
+            if !matches!(module, None | Some("vmlinux")) {
+                return false;
             }
-            Ok(None)
-        });
-        r.unwrap_or(Ok(None))
+            return self
+                .base()
+                .is_ok_and(|b| find_named(b, None, name).is_some());
+        }
+        self.objs
+            .iter()
+            .filter(|o| module.is_none() || module == Some(o.name.as_str()))
+            .any(|o| find_named(&o.btf, None, name).is_some())
     }
 
-    /// Look up a type by C name (`struct task_struct`, `pid_t`, `enum pid_type`) in a
-    /// module scope: `None` searches D, then vmlinux, then modules (loading them lazily);
-    /// `Some("vmlinux")`, `Some("ext4")` search that module (then vmlinux, which its
-    /// split BTF builds on); `Some("D")` only D. Kernel types are imported on demand.
-    pub fn lookup_scoped(&mut self, module: Option<&str>, name: &str) -> Option<TypeId> {
-        self.try_lookup_scoped(module, name).ok().flatten()
-    }
-
-    /// [`TypeTable::lookup_scoped`], reporting a named module whose BTF is malformed.
-    pub fn try_lookup_scoped(
+    fn lookup(
         &mut self,
+        table: &mut TypeTable,
         module: Option<&str>,
         name: &str,
     ) -> Result<Option<TypeId>, BtfError> {
         let (keyword, ident) = split_name(name);
-        if matches!(module, None | Some("D") | Some("C")) {
-            let d = match keyword {
-                Some(kw) => self.lookup_tag(kw, ident),
-                None => self.lookup(ident),
-            };
-            if d.is_some() {
-                return Ok(d);
-            }
-        }
         self.search(
+            table,
             module,
             |b| find_named(b, keyword, ident),
             |imp, obj, id| imp.import(obj, id).map(Some),
         )
     }
 
-    /// Whether `name` is an ordinary type name in D or the kernel (typedef-aware
-    /// parsing), without importing anything.
-    pub fn is_type_name_scoped(&self, module: Option<&str>, name: &str) -> bool {
-        if matches!(module, None | Some("D") | Some("C")) && self.is_type_name(name) {
-            return true;
-        }
-        let Some(kb) = self.kernel.as_deref() else {
-            return false;
-        };
-        kb.objs
-            .iter()
-            .filter(|o| module.is_none() || module == Some(o.name.as_str()))
-            .any(|o| find_named(&o.btf, None, name).is_some())
-    }
-
-    /// An enumerator: D's first, then the kernel's (importing its enum type).
-    pub fn enum_constant(&mut self, module: Option<&str>, name: &str) -> Option<(TypeId, i64)> {
-        if matches!(module, None | Some("D") | Some("C")) {
-            if let Some(c) = self.lookup_constant(name) {
-                return Some(c);
-            }
-        }
+    fn enum_constant(
+        &mut self,
+        table: &mut TypeTable,
+        module: Option<&str>,
+        name: &str,
+    ) -> Result<Option<(TypeId, i64)>, BtfError> {
         self.search(
+            table,
             module,
             |b| b.enum_constant(name),
             |imp, obj, (id, v)| Ok(Some((imp.import(obj, id)?, v))),
         )
-        .ok()
-        .flatten()
     }
 
-    /// A kernel variable's type (and section placement), e.g. `` `jiffies ``.
-    pub fn kernel_var(&mut self, module: Option<&str>, name: &str) -> Option<KernelVar> {
+    fn var(
+        &mut self,
+        table: &mut TypeTable,
+        module: Option<&str>,
+        name: &str,
+    ) -> Result<Option<KernelVar>, BtfError> {
         self.search(
+            table,
             module,
             |b| b.find_kind(name, &[btf::KIND_VAR]),
             |imp, obj, id| {
@@ -651,38 +703,36 @@ impl TypeTable {
                 }))
             },
         )
-        .ok()
-        .flatten()
     }
 
-    /// A kernel function's prototype as a [`TypeKind::Function`] (for fbt arguments).
-    pub fn kernel_func(&mut self, module: Option<&str>, name: &str) -> Option<TypeId> {
+    fn func(
+        &mut self,
+        table: &mut TypeTable,
+        module: Option<&str>,
+        name: &str,
+    ) -> Result<Option<TypeId>, BtfError> {
         self.search(
+            table,
             module,
             |b| b.find_kind(name, &[btf::KIND_FUNC]),
             |imp, obj, id| imp.import(obj, id).map(Some),
         )
-        .ok()
-        .flatten()
     }
 
-    /// Import BTF type `id` of `module` (`vmlinux` or a module) directly.
-    pub fn import_btf_id(&mut self, module: &str, id: u32) -> Result<TypeId, BtfError> {
-        let r = self.with_kernel(|table, kb| {
-            let Some(obj) = kb.load(module)? else {
-                return Ok(None);
-            };
-            let mut imp = Importer {
-                table,
-                kb,
-                work: Vec::new(),
-            };
-            imp.import(obj, id).map(Some)
-        });
-        match r {
-            Some(Ok(Some(t))) => Ok(t),
-            Some(Err(e)) => Err(e),
-            _ => Err(BtfError::BadTypeRef { id: 0, target: id }),
-        }
+    fn import_id(
+        &mut self,
+        table: &mut TypeTable,
+        module: &str,
+        id: u32,
+    ) -> Result<Option<TypeId>, BtfError> {
+        let Some(obj) = self.load(module)? else {
+            return Ok(None);
+        };
+        let mut imp = Importer {
+            table,
+            kb: self,
+            work: Vec::new(),
+        };
+        imp.import(obj, id).map(Some)
     }
 }

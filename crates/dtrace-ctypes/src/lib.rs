@@ -4,8 +4,10 @@
 //! Code map:
 //! - [`table`]: the [`TypeTable`] core (kinds, names, sizes, module scopes).
 //! - [`btf`]: our BTF reader — validated, compact, indexed by name; no conversion.
-//! - [`kernel`]: [`KernelBtf`] (vmlinux + lazily loaded module split BTF) and the
-//!   on-demand importer behind [`TypeTable::lookup_scoped`].
+//! - [`source`]: [`TypeSource`], where the table looks on a miss, and the table's
+//!   scoped lookups ([`TypeTable::lookup_scoped`]) that ask its sources in order.
+//! - [`kernel`]: [`KernelBtf`], the kernel's source (vmlinux read lazily, module
+//!   split BTF as needed) and its on-demand importer.
 //! - [`layout`]: C layout of D-declared structs/unions (x86_64 SysV, GCC bitfields).
 //! - [`query`]: member lookup through anonymous members, alignment, bitfield loads,
 //!   [`offset_of_path`].
@@ -14,6 +16,7 @@ pub mod btf;
 pub mod kernel;
 pub mod layout;
 pub mod query;
+pub mod source;
 pub mod table;
 
 pub use btf::{Btf, BtfError};
@@ -22,4 +25,5 @@ pub use layout::{
     layout_struct, layout_struct_strsize, layout_union, layout_union_strsize, Layout, LayoutError,
 };
 pub use query::{offset_of_path, BitField, PathError};
+pub use source::TypeSource;
 pub use table::{Enumerator, Member, Module, Qualifier, TypeId, TypeKind, TypeTable};

@@ -124,8 +124,9 @@ pub struct TypeTable {
     pub(crate) constants: HashMap<String, (TypeId, i64)>,
     /// Alignment of aggregates laid out by [`crate::layout`] (overrides inference).
     pub(crate) aligns: HashMap<TypeId, u64>,
-    /// Kernel BTF (vmlinux and modules), imported from on demand.
-    pub(crate) kernel: Option<Box<crate::kernel::KernelBtf>>,
+    /// Where types missing here are looked for, in order (kernel BTF first);
+    /// see [`crate::source`].
+    pub(crate) sources: Vec<Box<dyn crate::source::TypeSource>>,
 }
 
 impl TypeTable {

@@ -36,10 +36,17 @@ fn functions() -> Vec<(String, String)> {
             .filter(|(name, module)| traceable_symbol(name, module.as_deref()))
             .collect(),
     };
+    // The first of each (function, module), without copying names to find it.
     let mut seen = HashSet::with_capacity(raw.len());
+    let first: Vec<bool> = raw
+        .iter()
+        .map(|(name, module)| seen.insert((name.as_str(), module.as_deref())))
+        .collect();
+    drop(seen);
     raw.into_iter()
-        .map(|(name, module)| (name, module.unwrap_or_else(|| "vmlinux".into())))
-        .filter(|f| seen.insert(f.clone()))
+        .zip(first)
+        .filter(|(_, first)| *first)
+        .map(|((name, module), _)| (name, module.unwrap_or_else(|| "vmlinux".into())))
         .collect()
 }
 

@@ -196,7 +196,11 @@ impl Catalog {
         }
         self.listed[i] = true;
         let name = self.providers[i].name();
-        for t in self.providers[i].list() {
+        let listed = self.providers[i].list();
+        // fbt lists 100k+ probes: grow once, not by doubling (each a copy).
+        self.probes.reserve(listed.len());
+        self.resolved.reserve(listed.len());
+        for t in listed {
             if !self.has(name, &t) {
                 self.push(name, t);
             }
@@ -449,27 +453,39 @@ impl Catalog {
         }
     }
 
-    fn match_known(&mut self, desc: &ProbeDesc) -> Vec<ProbeInfo> {
+    /// The IDs of the probes `desc` matches, for `dtrace -l`: as
+    /// [`Catalog::matches_checked`], but a probe is resolved (its provider asked
+    /// for argument types and layout, which can mean reading tracefs or BTF) only
+    /// when `resolve` is set (`-lv` shows argument types; plain `-l` does not).
+    pub fn match_ids(&mut self, desc: &ProbeDesc, resolve: bool) -> Result<Vec<u32>, ProcError> {
+        if let Some(found) = self.add_proc_probes(desc)? {
+            return Ok(found.iter().map(|p| p.id).collect());
+        }
+        let hits = self.match_indices(desc, resolve);
+        Ok(hits.into_iter().map(|i| i as u32 + 1).collect())
+    }
+
+    /// Indices of the probes `desc` matches (resolved if `resolve`: a probe
+    /// its provider cannot resolve is left out), making an on-demand probe
+    /// when the description is exact and a provider can.
+    fn match_indices(&mut self, desc: &ProbeDesc, resolve: bool) -> Vec<usize> {
         for i in 0..self.providers.len() {
             if desc.matches_provider(self.providers[i].name()) {
                 self.consult(i, desc);
             }
         }
-        let hits: Vec<usize> = self
+        let mut hits: Vec<usize> = self
             .probes
             .iter()
             .enumerate()
             .filter(|(_, p)| desc.matches(&p.provider, &p.module, &p.function, &p.name))
             .map(|(i, _)| i)
             .collect();
-        let mut found: Vec<ProbeInfo> = Vec::with_capacity(hits.len());
-        for i in hits {
-            if self.resolve(i) {
-                found.extend(self.probes.get(i).cloned());
-            }
+        if resolve {
+            hits.retain(|&i| self.resolve(i));
         }
-        if !found.is_empty() || !desc.is_exact() {
-            return found;
+        if !hits.is_empty() || !desc.is_exact() {
+            return hits;
         }
         let mut made = None;
         for p in &self.providers {
@@ -485,10 +501,17 @@ impl Catalog {
                 self.push(name, t);
                 let last = self.probes.len() - 1;
                 self.resolve(last);
-                self.probes.get(last).cloned().into_iter().collect()
+                vec![last]
             }
             None => Vec::new(),
         }
+    }
+
+    fn match_known(&mut self, desc: &ProbeDesc) -> Vec<ProbeInfo> {
+        let hits = self.match_indices(desc, true);
+        hits.into_iter()
+            .filter_map(|i| self.probes.get(i).cloned())
+            .collect()
     }
 }
 
@@ -614,6 +637,30 @@ mod tests {
         // A layout of the wrong arity is not taken.
         c.add_site(index, site(40), vec![konst(1), konst(2)]);
         assert_eq!(c.uprobe_sites(info_id).len(), 3);
+    }
+
+    #[test]
+    fn listing_matches_without_resolving() {
+        let mut c = Catalog::new();
+        let desc = ProbeDesc::parse("syscall::read:").unwrap();
+        let ids = c.match_ids(&desc, false).unwrap();
+        assert_eq!(ids.len(), 2);
+        // Plain -l asked no provider for argument types...
+        assert!(ids.iter().all(|&id| !c.resolved[id as usize - 1]));
+        // ...-lv does, and finds the same probes.
+        assert_eq!(c.match_ids(&desc, true).unwrap(), ids);
+        assert!(ids.iter().all(|&id| c.resolved[id as usize - 1]));
+        let m: Vec<u32> = c.matches(&desc).iter().map(|p| p.id).collect();
+        assert_eq!(m, ids);
+        // An exact description a provider makes on demand is made once.
+        let t = ProbeDesc::parse("profile:::tick-9ms").unwrap();
+        let made = c.match_ids(&t, false).unwrap();
+        assert_eq!(made.len(), 1);
+        assert_eq!(c.match_ids(&t, false).unwrap(), made);
+        assert!(c
+            .match_ids(&ProbeDesc::parse("nosuch:::").unwrap(), false)
+            .unwrap()
+            .is_empty());
     }
 
     #[test]

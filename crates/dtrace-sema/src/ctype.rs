@@ -202,8 +202,8 @@ impl<'a> Checker<'a> {
         if let Some(t) = self.lookup_kernel_type(module, &full, span)? {
             return Ok(t);
         }
-        // Only once the kernel's types are known (the compiler retries with them
-        // after an unknown type) is an unknown tag really undeclared.
+        // Without a kernel type source an unknown tag is undeclared; with one
+        // (it was asked above and missed), C's rule applies.
         if kw == "enum" || module.is_some() || self.types.kernel().is_none() {
             return Err(unknown_type(&format!("{kw} {tag}"), span));
         }

@@ -63,4 +63,5 @@ pub use check::{check, check_with};
 pub use ir::*;
 pub use options::{CompileOptions, KernelOffsets};
 pub use probe::{ArgDesc, Cmp, FieldKind, Prep, ProbeInfo, ProbeKind, RecordField, Src, Test};
+pub use proto::is_d_identifier;
 pub use symbols::{KernelSymbols, NoSymbols};

@@ -147,6 +147,53 @@ pub(crate) fn lookup(name: &str) -> Option<Proto> {
         .map(|i| PROTOS[i].1)
 }
 
+/// D's built-in variables (the names `Checker::builtin` types, and the arrays).
+const BUILTIN_VARIABLES: &[&str] = &[
+    "arg0",
+    "arg1",
+    "arg2",
+    "arg3",
+    "arg4",
+    "arg5",
+    "arg6",
+    "arg7",
+    "arg8",
+    "arg9",
+    "args",
+    "caller",
+    "cpu",
+    "curthread",
+    "epid",
+    "errno",
+    "execname",
+    "gid",
+    "id",
+    "pid",
+    "ppid",
+    "probefunc",
+    "probemod",
+    "probename",
+    "probeprov",
+    "stackdepth",
+    "tid",
+    "timestamp",
+    "ucaller",
+    "uid",
+    "uregs",
+    "ustackdepth",
+    "vtimestamp",
+    "walltimestamp",
+];
+
+/// Whether `name` is one of D's own identifiers: a built-in variable or a
+/// DTrace function (action, subroutine, aggregating function). libdtrace's
+/// lexer looks an identifier up among D's identifiers before it asks whether
+/// the identifier names a type, so these are never type names, and the
+/// compiler need not ask a type source about them.
+pub fn is_d_identifier(name: &str) -> bool {
+    BUILTIN_VARIABLES.contains(&name) || lookup(name).is_some()
+}
+
 /// Whether `name` is an action or aggregating function without a value (which
 /// code generation cannot call from inside an expression).
 pub(crate) fn is_void_action(name: &str) -> bool {

@@ -54,10 +54,17 @@ pub fn lookup(module: Option<&str>, name: &str) -> Option<u64> {
 /// Function symbols (text: `t`/`T`, and weak `w`/`W`) of kallsyms-formatted
 /// lines, with their module (None for the kernel itself).
 pub fn functions_in<R: BufRead>(lines: R) -> Vec<(u64, String, Option<String>)> {
+    let mut lines = lines;
     let mut out = Vec::new();
-    for line in lines.lines() {
-        let Ok(line) = line else { break };
-        if let Some((addr, kind, name, module)) = parse_line(&line) {
+    // One line buffer for the whole file (it has 100k+ lines).
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match lines.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if let Some((addr, kind, name, module)) = parse_line(line.trim_end_matches('\n')) {
             if addr != 0 && matches!(kind, 't' | 'T' | 'w' | 'W') {
                 out.push((addr, name.to_string(), module.map(str::to_string)));
             }

@@ -180,6 +180,33 @@ fn match_clause(
     Ok(probes)
 }
 
+/// The probes one description of `dtrace -l` matches, by ID (resolved only
+/// when `resolve`: `-lv`), with the description as parsed; errors as
+/// [`match_clauses`] gives them.
+pub fn list_matches(
+    map: &SourceMap,
+    spec: &dtrace_syntax::ast::ProbeSpec,
+    catalog: &mut Catalog,
+    resolve: bool,
+    errtags: bool,
+) -> Result<(ProbeDesc, Vec<u32>), CompileError> {
+    let desc = ProbeDesc::parse(&spec.text).map_err(|e| {
+        error(
+            map,
+            &Diagnostic::new(Tag::D_PDESC_INVAL, spec.span, e.0),
+            errtags,
+        )
+    })?;
+    let ids = catalog.match_ids(&desc, resolve).map_err(|e| {
+        error(
+            map,
+            &Diagnostic::new(proc_tag(e.kind), spec.span, e.message),
+            errtags,
+        )
+    })?;
+    Ok((desc, ids))
+}
+
 /// The `D_PROC_*` tag of a pid/usdt description's error.
 fn proc_tag(kind: dtrace_providers::ProcErrorKind) -> Tag {
     use dtrace_providers::ProcErrorKind as K;

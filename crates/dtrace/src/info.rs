@@ -71,17 +71,17 @@ pub struct ProgramInfo {
 }
 
 /// A catalog probe as `dtrace -l(v)` shows it.
-pub fn listing(catalog: &Catalog, p: ProbeInfo) -> ProbeListing {
+pub fn listing(catalog: &Catalog, p: &ProbeInfo) -> ProbeListing {
     let attrs = catalog.attributes(&p.provider);
     ProbeListing {
         attr: attrs.map(|a| a.description()).unwrap_or(Attr::STABLE),
         arg_attr: attrs.map(|a| a.args).unwrap_or(Attr::STABLE),
         arg_types: p.args.iter().map(|a| a.shown().to_string()).collect(),
         id: p.id,
-        provider: p.provider,
-        module: p.module,
-        function: p.function,
-        name: p.name,
+        provider: p.provider.clone(),
+        module: p.module.clone(),
+        function: p.function.clone(),
+        name: p.name.clone(),
     }
 }
 
@@ -152,7 +152,7 @@ mod tests {
             function: String::new(),
             name: "BEGIN".into(),
         });
-        let l = listing(&c, begin[0].clone());
+        let l = listing(&c, &begin[0]);
         assert_eq!(l.attr, stability::DTRACE.description());
         assert_eq!(l.arg_attr, stability::DTRACE.args);
         let desc = |s: &str| {

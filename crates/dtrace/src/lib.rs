@@ -174,8 +174,8 @@ fn kallsyms(module: Option<&str>, name: &str) -> Option<u64> {
 
 impl Dtrace {
     /// Open the tracing subsystem: probe kernel features once. Kernel BTF (5 MB,
-    /// ~10 ms and ~9 MiB to parse) is loaded lazily, by [`Dtrace::compile`], only
-    /// for programs that need it (see `ensure_kernel_btf`).
+    /// ~10 ms and ~9 MiB to parse) is one of the type table's sources, read only
+    /// when a question about a type reaches it (see [`dtrace_ctypes::source`]).
     /// `need_kernel == false` (for `-l`, `-e`) does not require BPF privileges.
     pub fn open(need_kernel: bool) -> Result<Dtrace, OpenError> {
         let kernel = if need_kernel {
@@ -198,7 +198,7 @@ impl Dtrace {
             options: Options::default(),
             kernel,
             catalog: Catalog::new(),
-            types: TypeTable::with_builtins(),
+            types: type_table(),
             offsets: KernelOffsets::default(),
             map: SourceMap::new(),
             items: Vec::new(),
@@ -208,47 +208,33 @@ impl Dtrace {
         })
     }
 
-    /// Load kernel BTF into the type table and take the `task_struct` offsets
-    /// from it, once. Returns true if this call loaded it (false: already
-    /// loaded, or unavailable).
-    ///
-    /// BTF is needed by programs that name kernel types (the parser's typedef
-    /// check) or read `ppid` or `progenyof()` (the offsets). [`Dtrace::compile`]
-    /// loads it before compiling a program that mentions them, and otherwise only when the
-    /// program fails to compile without it, then compiles again: a program that
-    /// compiles without kernel types compiles to the same code with them.
-    fn ensure_kernel_btf(&mut self) -> bool {
-        if self.types.kernel().is_some() || self.types.load_kernel_btf().is_err() {
-            return false;
-        }
-        let off = |t: &mut TypeTable, m: &str| {
-            dtrace_ctypes::query::offset_of_path(t, "struct task_struct", &[m])
+    /// The `task_struct`/`signal_struct` offsets that `ppid`, `progenyof()` and
+    /// the kernel SDT trampolines read, from the type table (which asks kernel
+    /// BTF); the built-in fallbacks where it has none.
+    fn kernel_offsets(&mut self) -> KernelOffsets {
+        let types = &mut self.types;
+        let mut off = |s: &str, m: &str| {
+            dtrace_ctypes::query::offset_of_path(types, s, &[m])
                 .ok()
                 .map(|mem| (mem.bit_offset / 8) as u32)
         };
-        let group_exit = dtrace_ctypes::query::offset_of_path(
-            &mut self.types,
-            "struct signal_struct",
-            &["group_exit_code"],
-        )
-        .ok()
-        .map(|mem| (mem.bit_offset / 8) as u32);
-        if let (Some(rp), Some(tg), Some(ec), Some(sig), Some(gec)) = (
-            off(&mut self.types, "real_parent"),
-            off(&mut self.types, "tgid"),
-            off(&mut self.types, "exit_code"),
-            off(&mut self.types, "signal"),
-            group_exit,
+        let task = "struct task_struct";
+        match (
+            off(task, "real_parent"),
+            off(task, "tgid"),
+            off(task, "exit_code"),
+            off(task, "signal"),
+            off("struct signal_struct", "group_exit_code"),
         ) {
-            self.offsets = KernelOffsets {
+            (Some(rp), Some(tg), Some(ec), Some(sig), Some(gec)) => KernelOffsets {
                 task_real_parent: rp,
                 task_tgid: tg,
                 task_exit_code: ec,
                 task_signal: sig,
                 signal_group_exit_code: gec,
-            };
+            },
+            _ => KernelOffsets::default(),
         }
-        true
     }
 
     /// `-v`: make [`Dtrace::compile`] report each program's stability
@@ -320,7 +306,10 @@ impl Dtrace {
             f.set_line_markers(markers);
         }
         let types = &self.types;
-        let is_type_name = |n: &str| types.is_type_name_scoped(None, n);
+        // D's own identifiers are never type names (libdtrace's lexer looks
+        // them up first), so `exit(0);` asks no type source anything.
+        let is_type_name =
+            |n: &str| !dtrace_sema::is_d_identifier(n) && types.is_type_name_scoped(None, n);
         let popts = ParseOptions {
             macro_args,
             macro_vars,
@@ -379,33 +368,18 @@ impl Dtrace {
             Source::Spec { text, .. } | Source::Script { text, .. } => text,
         };
         // The translated argument types of the providers the program names
-        // (`psinfo_t` for `proc`) load the libraries that define them, and
-        // kernel-tracepoint providers read kernel structures (BTF offsets).
-        let (xlated, kernel_sdt) = self.named_provider_needs(text);
+        // (`psinfo_t` for `proc`) load the libraries that define them. Kernel
+        // types are not decided here: the type table asks kernel BTF on a miss.
+        let xlated = self.named_provider_types(text);
         self.load_libraries(&format!("{text}\n{xlated}"))?;
-        if kernel_sdt {
-            self.ensure_kernel_btf();
-        }
-        // `ppid` and `progenyof()` read task_struct at its offsets.
-        let uses_task = |t: &str| mentions_word(t, "ppid") || mentions_word(t, "progenyof");
-        if uses_task(text) || macro_args.iter().any(|a| uses_task(a)) {
-            self.ensure_kernel_btf();
-        }
-        match self.compile_source(source, macro_args, macro_vars) {
-            Err(_) if self.ensure_kernel_btf() => {
-                self.compile_source(source, macro_args, macro_vars)
-            }
-            r => r,
-        }
+        self.compile_source(source, macro_args, macro_vars)
     }
 
     /// The translated argument type names of the probes of every provider
-    /// `text` names as a word (space-separated), and whether one of those
-    /// providers is built on kernel raw tracepoints.
-    fn named_provider_needs(&self, text: &str) -> (String, bool) {
+    /// `text` names as a word (space-separated).
+    fn named_provider_types(&self, text: &str) -> String {
         let mut seen: Vec<(&str, bool)> = Vec::new();
         let mut types: Vec<&str> = Vec::new();
-        let mut kernel_sdt = false;
         for p in self.catalog.probes() {
             let named = match seen.iter().find(|(n, _)| *n == p.provider) {
                 Some((_, named)) => *named,
@@ -418,7 +392,6 @@ impl Dtrace {
             if !named {
                 continue;
             }
-            kernel_sdt |= matches!(p.kind, dtrace_sema::ProbeKind::RawSdt { .. });
             for a in &p.args {
                 if let Some(x) = a.xlate.as_deref() {
                     if !types.contains(&x) {
@@ -427,7 +400,7 @@ impl Dtrace {
                 }
             }
         }
-        (types.join(" "), kernel_sdt)
+        types.join(" ")
     }
 
     fn compile_source(
@@ -605,52 +578,63 @@ impl Dtrace {
         source: Option<&Source>,
         macro_vars: &HashMap<String, String>,
     ) -> Result<(Vec<ProbeListing>, Vec<String>), CompileError> {
-        let mut misses = Vec::new();
-        let probes: Vec<ProbeInfo> = match source {
-            None => {
-                self.catalog.list_all();
-                self.catalog.probes().to_vec()
-            }
-            Some(src) => {
-                let src = &*self.preprocessed(src)?;
-                let (program, _, _) = self.parse(src, &[], macro_vars)?;
-                for item in &program.items {
-                    let dtrace_syntax::ast::Item::Clause(c) = item else {
-                        continue;
-                    };
-                    for spec in &c.probes {
-                        if let Ok(desc) = dtrace_providers::ProbeDesc::parse(&spec.text) {
-                            if self.catalog.matches(&desc).is_empty() {
-                                misses.push(format!(
-                                    "dtrace: failed to match {}:{}:{}:{}: No probe matches description",
-                                    desc.provider, desc.module, desc.function, desc.name
-                                ));
-                            }
-                        }
-                    }
-                }
-                let per = compile::match_clauses(
-                    &self.map,
-                    &program.items,
-                    &mut self.catalog,
-                    true,
-                    self.options.errtags,
-                )?;
-                let mut all: Vec<ProbeInfo> = per.into_iter().flatten().collect();
-                all.sort_by_key(|p| p.id);
-                all.dedup_by_key(|p| p.id);
-                all
-            }
+        self.list_probes(source, macro_vars, true)
+    }
+
+    /// `dtrace -l` (`with_args`: `-lv`): the probes matching `source`'s
+    /// descriptions, each listed once, and the misses. Only `-lv` resolves the
+    /// matched probes (their argument types: tracefs formats, BTF prototypes);
+    /// listing everything (`source` `None`) shows the probes as listed.
+    pub fn list_probes(
+        &mut self,
+        source: Option<&Source>,
+        macro_vars: &HashMap<String, String>,
+        with_args: bool,
+    ) -> Result<(Vec<ProbeListing>, Vec<String>), CompileError> {
+        let Some(src) = source else {
+            self.catalog.list_all();
+            let catalog = &self.catalog;
+            let rows = catalog
+                .probes()
+                .iter()
+                .map(|p| info::listing(catalog, p))
+                .collect();
+            return Ok((rows, Vec::new()));
         };
-        let rows = probes
+        let src = &*self.preprocessed(src)?;
+        let (program, _, _) = self.parse(src, &[], macro_vars)?;
+        let mut misses = Vec::new();
+        let mut ids: Vec<u32> = Vec::new();
+        for item in &program.items {
+            let dtrace_syntax::ast::Item::Clause(c) = item else {
+                continue;
+            };
+            for spec in &c.probes {
+                let errtags = self.options.errtags;
+                let (desc, found) =
+                    compile::list_matches(&self.map, spec, &mut self.catalog, with_args, errtags)?;
+                if found.is_empty() {
+                    misses.push(format!(
+                        "dtrace: failed to match {}:{}:{}:{}: No probe matches description",
+                        desc.provider, desc.module, desc.function, desc.name
+                    ));
+                }
+                ids.extend(found);
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let catalog = &self.catalog;
+        let rows = ids
             .into_iter()
-            .map(|p| info::listing(&self.catalog, p))
+            .filter_map(|id| catalog.by_id(id))
+            .map(|p| info::listing(catalog, p))
             .collect();
         Ok((rows, misses))
     }
 
     fn generate(&mut self) -> Result<CompiledProgram, CompileError> {
-        let opts = self.compile_options();
+        let mut opts = self.compile_options();
         let typed = match self.typed.clone() {
             Some(t) => t,
             None => {
@@ -667,6 +651,12 @@ impl Dtrace {
                 .map_err(|d| compile::error(&self.map, &d, self.options.errtags))?
             }
         };
+        // Only a program that reads task structures at fixed offsets asks the
+        // type table for them (which reads kernel BTF then, if nothing has).
+        if reads_task_offsets(&typed, &self.clause_probes) {
+            self.offsets = self.kernel_offsets();
+            opts.kernel = self.offsets;
+        }
         // Probe names for the consumer come from codegen's description
         // (`link::describe`), built from the same clause probes.
         Ok(dtrace_codegen::compile(&typed, &self.clause_probes, &opts))
@@ -744,6 +734,43 @@ impl Dtrace {
     }
 }
 
+/// The type table of a handle: D's built-ins, with the running kernel's BTF as
+/// a lazy source when the kernel publishes it.
+fn type_table() -> TypeTable {
+    let mut t = TypeTable::with_builtins();
+    if let Some(k) = dtrace_ctypes::KernelBtf::lazy_sys() {
+        t.set_kernel(k);
+    }
+    t
+}
+
+/// Whether code generation needs the kernel's task-structure offsets: the
+/// program reads `ppid` or calls `progenyof()`, or enables a kernel SDT probe
+/// (their trampolines read the task and its exit code).
+fn reads_task_offsets(typed: &TypedProgram, probes: &[Vec<ProbeInfo>]) -> bool {
+    use dtrace_sema::{visit, Builtin, TExpr, TExprKind};
+    fn walk(e: &TExpr) -> bool {
+        let mut found = matches!(
+            e.kind,
+            TExprKind::Builtin(Builtin::Ppid) | TExprKind::Progenyof(_)
+        );
+        visit::each_child(e, &mut |c| found = found || walk(c));
+        found
+    }
+    let kernel_sdt = probes
+        .iter()
+        .flatten()
+        .any(|p| matches!(p.kind, dtrace_sema::ProbeKind::RawSdt { .. }));
+    kernel_sdt
+        || typed.clauses.iter().any(|c| {
+            let mut found = c.predicate.as_ref().is_some_and(walk);
+            for s in &c.body {
+                visit::each_stmt_expr(s, &mut |e| found = found || walk(e));
+            }
+            found
+        })
+}
+
 /// Does `word` occur in `text` as a whole identifier?
 fn mentions_word(text: &str, word: &str) -> bool {
     let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
@@ -756,7 +783,51 @@ fn mentions_word(text: &str, word: &str) -> bool {
 
 #[cfg(test)]
 mod lazy_btf_tests {
-    use super::mentions_word;
+    use super::*;
+
+    fn vmlinux_read(d: &Dtrace) -> bool {
+        d.types.kernel().is_some_and(|k| !k.loaded().is_empty())
+    }
+
+    #[test]
+    fn kernel_types_are_found_on_a_miss_and_only_then() {
+        let Ok(mut d) = Dtrace::open(false) else {
+            return;
+        };
+        if d.types.kernel().is_none() {
+            return; // this kernel publishes no BTF
+        }
+        let none = HashMap::new();
+        let plain = Source::Spec {
+            kind: ProbeSpecKind::Name,
+            text: "BEGIN { x = 1; trace(pid); exit(0); }".into(),
+        };
+        assert!(d.compile(&plain, &[], &none).is_ok());
+        assert!(d.generate().is_ok());
+        assert!(
+            !vmlinux_read(&d),
+            "a program without kernel types reads no BTF"
+        );
+        let typed = Source::Spec {
+            kind: ProbeSpecKind::Name,
+            text: "BEGIN { trace(((struct task_struct *)curthread)->pid); trace(ppid); }".into(),
+        };
+        assert!(
+            d.compile(&typed, &[], &none).is_ok(),
+            "compiled once, no retry"
+        );
+        assert!(d.generate().is_ok());
+        assert!(vmlinux_read(&d));
+        // ppid made code generation ask the table for task_struct's offsets.
+        let mut t = TypeTable::with_builtins();
+        assert!(t.load_kernel_btf().is_ok());
+        let rp =
+            dtrace_ctypes::query::offset_of_path(&mut t, "struct task_struct", &["real_parent"]);
+        assert_eq!(
+            rp.map(|m| (m.bit_offset / 8) as u32),
+            Ok(d.offsets.task_real_parent)
+        );
+    }
 
     #[test]
     fn finds_whole_identifiers_only() {

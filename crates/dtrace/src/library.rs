@@ -418,35 +418,20 @@ impl Dtrace {
             self.items.extend(items.into_iter().flatten());
             libs[i].loaded = true;
         }
-        if self.items[before..]
-            .iter()
-            .any(|i| matches!(i, Item::Translator(_)))
-        {
-            self.ensure_kernel_btf();
-        }
         let whole = dtrace_syntax::ast::Program {
             items: self.items.clone(),
         };
         let mut opts = self.compile_options();
         opts.library_sources = builtin_sources(libs);
-        let mut checked = dtrace_sema::check_with(
+        // A library naming kernel types (net.d's `struct in6_addr`) finds them
+        // through the type table, which asks kernel BTF on a miss.
+        let checked = dtrace_sema::check_with(
             &whole,
             &self.clause_probes,
             &mut self.types,
             &opts,
             &crate::kallsyms,
         );
-        // A library naming kernel types (net.d's `struct in6_addr`) checks
-        // again once kernel BTF is loaded.
-        if checked.is_err() && self.ensure_kernel_btf() {
-            checked = dtrace_sema::check_with(
-                &whole,
-                &self.clause_probes,
-                &mut self.types,
-                &opts,
-                &crate::kallsyms,
-            );
-        }
         if let Err(d) = checked {
             self.items.truncate(before);
             for &i in &order {

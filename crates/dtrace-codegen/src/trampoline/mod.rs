@@ -67,6 +67,30 @@ pub fn dctx_lookup(a: &mut Asm, l: &Layout, out: Label) {
     a.emit(Insn::mov64_reg(DC, Reg::R0));
 }
 
+/// The prologue of a trampoline that serves several probes through a table:
+/// `key` (a register holding a u32: syscall number, attach cookie) indexes
+/// map `table`, whose entries start `{probe id: u32, probe index: u32, clause
+/// mask words...}`. Return (goto `out`) when `key >= bound`, the entry is
+/// missing or its probe id is 0 (not traced); else `ENTRY` = the entry, `DC` =
+/// dctx, and dctx's probe id and index are set from the entry. Clobbers r1-r5.
+pub fn table_prologue(a: &mut Asm, l: &Layout, table: usize, key: Reg, bound: u32, out: Label) {
+    a.jmp_imm(JmpOp::Ge, key, bound as i32, out);
+    a.emit(Insn::stx_mem(Size::W, Reg::FP, key, -4));
+    a.ld_map(Reg::R1, table);
+    a.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+    a.emit(Insn::alu64_imm(AluOp::Add, Reg::R2, -4));
+    a.call_helper(helper::MAP_LOOKUP_ELEM);
+    a.jmp_imm(JmpOp::Eq, Reg::R0, 0, out);
+    a.emit(Insn::ldx_mem(Size::W, Reg::R1, Reg::R0, 0));
+    a.jmp_imm(JmpOp::Eq, Reg::R1, 0, out);
+    a.emit(Insn::mov64_reg(ENTRY, Reg::R0));
+    dctx_lookup(a, l, out);
+    a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, 0));
+    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_ID));
+    a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, 4));
+    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_INDEX));
+}
+
 /// Zero arg0..arg9 in dctx.
 pub fn zero_args(a: &mut Asm) {
     for i in 0..10 {

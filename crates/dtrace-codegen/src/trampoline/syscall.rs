@@ -11,7 +11,7 @@
 //! few enabled syscalls: their record holds the nr (int at 8), then the six
 //! arguments (u64s from 16) or the return value (long at 16).
 
-use super::{cpu_check, dctx_lookup, dispatch, epilogue, state_check, Dispatch, CTX, DC, ENTRY};
+use super::{cpu_check, dispatch, epilogue, state_check, table_prologue, Dispatch, CTX, DC};
 use crate::asm::Asm;
 use crate::layout::{self, Layout};
 use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
@@ -66,21 +66,7 @@ pub fn build(
     } else {
         a.emit(Insn::ldx_mem(Size::DW, Reg::R2, CTX, 8));
     }
-    a.jmp_imm(JmpOp::Ge, Reg::R2, nr_max as i32, out);
-    a.emit(Insn::stx_mem(Size::W, Reg::FP, Reg::R2, -4));
-    a.ld_map(Reg::R1, table);
-    a.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
-    a.emit(Insn::alu64_imm(AluOp::Add, Reg::R2, -4));
-    a.call_helper(helper::MAP_LOOKUP_ELEM);
-    a.jmp_imm(JmpOp::Eq, Reg::R0, 0, out);
-    a.emit(Insn::ldx_mem(Size::W, Reg::R1, Reg::R0, 0));
-    a.jmp_imm(JmpOp::Eq, Reg::R1, 0, out);
-    a.emit(Insn::mov64_reg(ENTRY, Reg::R0));
-    dctx_lookup(&mut a, l, out);
-    a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, 0));
-    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_ID));
-    a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, 4));
-    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_INDEX));
+    table_prologue(&mut a, l, table, Reg::R2, nr_max, out);
     if exit {
         let none = a.label();
         let done = a.label();

@@ -6,7 +6,7 @@
 //! arguments live in the same places share a spec; the trampoline has one
 //! block of argument loads per spec (pid probes: one, the ABI registers).
 
-use super::{cpu_check, dctx_lookup, dispatch, epilogue, state_check, Dispatch, CTX, DC, ENTRY};
+use super::{cpu_check, dispatch, epilogue, state_check, table_prologue, Dispatch, CTX, DC, ENTRY};
 use crate::asm::Asm;
 use crate::layout::{self, Layout};
 use crate::trampoline::tracepoint::size_of;
@@ -52,19 +52,7 @@ pub fn build(
     cpu_check(&mut a, l, out);
     a.emit(Insn::mov64_reg(Reg::R1, CTX));
     a.call_helper(helper::GET_ATTACH_COOKIE);
-    a.jmp_imm(JmpOp::Ge, Reg::R0, n as i32, out);
-    a.emit(Insn::stx_mem(Size::W, Reg::FP, Reg::R0, -4));
-    a.ld_map(Reg::R1, table);
-    a.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
-    a.emit(Insn::alu64_imm(AluOp::Add, Reg::R2, -4));
-    a.call_helper(helper::MAP_LOOKUP_ELEM);
-    a.jmp_imm(JmpOp::Eq, Reg::R0, 0, out);
-    a.emit(Insn::mov64_reg(ENTRY, Reg::R0));
-    dctx_lookup(&mut a, l, out);
-    a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, 0));
-    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_ID));
-    a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, 4));
-    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_INDEX));
+    table_prologue(&mut a, l, table, Reg::R0, n, out);
     a.emit(Insn::st_mem(Size::DW, DC, layout::D_ERRNO, 0));
     if args {
         super::zero_args(&mut a);

@@ -7,6 +7,12 @@
 //! storage (pointer, typedef, qualifiers, array element, type tag) are checked to be
 //! acyclic, so walking them terminates.
 //!
+//! [`Btf::index`] does only the cheap half (the header, each record's bounds, the name
+//! index): enough to answer "is there a type named X" (every accessor is bounds-checked
+//! and cannot panic), but nothing may follow type references before [`Btf::check`] has
+//! succeeded. The kernel type source indexes vmlinux when the parser first asks about
+//! a name, and checks it before the first import.
+//!
 //! Format: `Documentation/bpf/btf.rst` in the kernel. A header, a type section of
 //! `btf_type` records (each followed by kind-specific data), and a string section.
 //! Split BTF (modules) continues the base's type ids and string offsets.
@@ -114,6 +120,8 @@ pub struct Btf {
     names: Vec<u32>,
     /// Enumerator name -> (own type index, enumerator index), built on first use.
     enumerators: OnceLock<EnumIndex>,
+    /// The outcome of the full validation ([`Btf::check`]), run once.
+    checked: OnceLock<Result<(), BtfError>>,
 }
 
 impl fmt::Debug for Btf {
@@ -296,19 +304,53 @@ pub(crate) fn is_value_kind(kind: u8) -> bool {
 }
 
 impl Btf {
-    /// Parse a base (vmlinux) blob.
+    /// Parse and validate a base (vmlinux) blob.
     pub fn parse(data: Vec<u8>) -> Result<Btf, BtfError> {
+        let b = Btf::index(data)?;
+        b.check()?;
+        Ok(b)
+    }
+
+    /// Parse and validate a module's split BTF on top of `base`.
+    pub fn parse_split(data: Vec<u8>, base: Arc<Btf>) -> Result<Btf, BtfError> {
+        let b = Btf::index_split(data, base)?;
+        b.check()?;
+        Ok(b)
+    }
+
+    /// Read, parse and validate a base blob from a file.
+    pub fn from_file(path: &std::path::Path) -> Result<Btf, BtfError> {
+        Btf::parse(read(path)?)
+    }
+
+    /// The cheap half of [`Btf::parse`]: header, record bounds and the name index,
+    /// without validating references ([`Btf::check`] does, once, when asked).
+    pub fn index(data: Vec<u8>) -> Result<Btf, BtfError> {
         Btf::parse_inner(data, None)
     }
 
-    /// Parse a module's split BTF on top of `base`.
-    pub fn parse_split(data: Vec<u8>, base: Arc<Btf>) -> Result<Btf, BtfError> {
+    /// [`Btf::index`] of a module's split BTF on top of `base`.
+    pub fn index_split(data: Vec<u8>, base: Arc<Btf>) -> Result<Btf, BtfError> {
         Btf::parse_inner(data, Some(base))
     }
 
-    /// Read and parse a base blob from a file.
-    pub fn from_file(path: &std::path::Path) -> Result<Btf, BtfError> {
-        Btf::parse(read(path)?)
+    /// Validate every record, reference and name, and the acyclicity of reference
+    /// chains (see the module invariant); the result is computed once and kept.
+    /// A split object's base is checked too.
+    pub fn check(&self) -> Result<(), BtfError> {
+        self.checked
+            .get_or_init(|| {
+                if let Some(b) = &self.base {
+                    b.check()?;
+                }
+                let s = self.data.get(self.strs.clone()).unwrap_or(&[]);
+                if std::str::from_utf8(s).is_err() {
+                    return Err(BtfError::BadHeader("string section is not UTF-8"));
+                }
+                self.validate()?;
+                self.check_chains()
+            })
+            .clone()
     }
 
     fn parse_inner(data: Vec<u8>, base: Option<Arc<Btf>>) -> Result<Btf, BtfError> {
@@ -363,9 +405,6 @@ impl Btf {
             (None, None, Some(_)) => {}
             _ => return Err(BtfError::BadHeader("string section")),
         }
-        if std::str::from_utf8(s).is_err() {
-            return Err(BtfError::BadHeader("string section is not UTF-8"));
-        }
         let (start_id, start_str) = match &base {
             Some(b) => (b.type_count(), b.str_end()?),
             None => (1, 0),
@@ -379,14 +418,13 @@ impl Btf {
             base,
             names: Vec::new(),
             enumerators: OnceLock::new(),
+            checked: OnceLock::new(),
         };
         btf.offsets = scan_offsets(&data, types, layout, start_id)?;
         btf.data = data;
         if btf.type_count() > 0x00ff_ffff {
             return Err(BtfError::BadHeader("too many types"));
         }
-        btf.validate()?;
-        btf.check_chains()?;
         btf.build_names();
         Ok(btf)
     }
@@ -461,17 +499,26 @@ impl Btf {
         self.get(id).map_or(0, |t| t.kind)
     }
 
+    /// The name of own type `local` as raw bytes (no UTF-8 check: it is only
+    /// hashed and compared), empty when unnamed or out of range.
     fn name_bytes(&self, local: usize) -> &[u8] {
         let off = self.offsets.get(local).map_or(0, |&o| o as usize);
-        let name_off = u32_at(&self.data, off);
-        self.str_at(name_off).unwrap_or("").as_bytes()
+        self.str_bytes(u32_at(&self.data, off)).unwrap_or(&[])
+    }
+
+    /// The bytes of the string at `off` (up to its NUL).
+    fn str_bytes(&self, off: u32) -> Option<&[u8]> {
+        if off < self.start_str {
+            return self.base.as_ref()?.str_bytes(off);
+        }
+        let rel = (off - self.start_str) as usize;
+        let tail = self.data.get(self.strs.clone())?.get(rel..)?;
+        let end = tail.iter().position(|&b| b == 0)?;
+        tail.get(..end)
     }
 
     fn build_names(&mut self) {
-        let named = (0..self.offsets.len())
-            .filter(|&i| !self.name_bytes(i).is_empty())
-            .count();
-        let cap = (named * 2).next_power_of_two().max(16);
+        let cap = (self.offsets.len() * 2).next_power_of_two().max(16);
         let mut slots = vec![0u32; cap];
         let mask = cap - 1;
         for i in 0..self.offsets.len() {

@@ -420,17 +420,18 @@ impl<'a> Parser<'a> {
                     || matches!(n.kind, Tok::Ident(_))
             }
             Tok::Kw(k) if k.is_storage() || k.is_type_keyword() || k.is_qualifier() => true,
-            Tok::Ident(n) if self.is_type_ident(n) => {
+            Tok::Ident(n) => {
                 // A type name followed by something a declarator can start with.
+                // The next token is looked at first: asking whether `n` names a
+                // type may reach a type source (kernel BTF), and `BEGIN {` or
+                // `x = 1;` need not ask.
                 let next = self.lx.bytes().get(t.span.hi as usize).copied();
-                if next == Some(b':') {
-                    false
-                } else {
-                    matches!(
+                next != Some(b':')
+                    && matches!(
                         self.peek_at(1).map(|t| t.kind),
                         Ok(Tok::Ident(_)) | Ok(Tok::P(P::Star)) | Ok(Tok::P(P::LParen))
                     )
-                }
+                    && self.is_type_ident(n)
             }
             _ => false,
         })
