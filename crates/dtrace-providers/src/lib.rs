@@ -397,6 +397,16 @@ impl Catalog {
         };
         let found = if prefix == "pid" {
             pid::probes(pid, &desc.module, &desc.function, &desc.name)?
+        } else if pid::is_glob(prefix) {
+            // A provider glob (`p*d$target`) matches the process's pid
+            // provider as well as its USDT providers; what the pid provider
+            // cannot match is no error here, only no probes.
+            let mut all = usdt::probes(prefix, pid, &desc.module, &desc.function, &desc.name)?;
+            if pdesc::glob(prefix.as_bytes(), b"pid") {
+                let pid_probes = pid::probes(pid, &desc.module, &desc.function, &desc.name);
+                all.splice(0..0, pid_probes.unwrap_or_default());
+            }
+            all
         } else {
             usdt::probes(prefix, pid, &desc.module, &desc.function, &desc.name)?
         };

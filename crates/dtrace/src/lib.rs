@@ -35,6 +35,7 @@
 
 #![warn(missing_docs)]
 
+mod argv;
 mod compile;
 /// `-x core`: lift the core-size limit and abort, leaving a core file.
 pub use dtrace_sys::limits::dump_core;

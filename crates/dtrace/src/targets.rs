@@ -16,6 +16,7 @@
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 
+use crate::argv::split_command;
 use dtrace_providers::elf::Elf;
 use dtrace_sys::proc::{self, Child, ExitStatus, PidFd};
 use dtrace_sys::uprobe::{attach_multi, load_stop_program, UprobePoint};
@@ -60,14 +61,16 @@ impl Targets {
         }
     }
 
-    /// `-c cmd`: split on white space (no shell) and create it, gated.
-    /// Errors are complete `dtrace: ...` lines.
+    /// `-c cmd`: split into words with a shell's quoting (no shell runs:
+    /// [`split_command`]) and create it, gated. Errors are complete
+    /// `dtrace: ...` lines.
     pub fn create(&mut self, command: &str) -> Result<(), String> {
-        let words: Vec<&str> = command.split_ascii_whitespace().collect();
+        let words = split_command(command)
+            .map_err(|e| format!("dtrace: invalid command '{command}': {e}"))?;
         let argv: Vec<&str> = if words.is_empty() {
             vec![command]
         } else {
-            words
+            words.iter().map(String::as_str).collect()
         };
         let mut child = proc::spawn_gated(&argv).map_err(|e| format!("dtrace: {e}"))?;
         let stopped = stop_at_entry(&mut child).map_err(|e| format!("dtrace: {e}"))?;

@@ -103,6 +103,9 @@ impl<'a> Gen<'a> {
     /// `stackdepth`/`ustackdepth`: the number of frames; `caller`/`ucaller`:
     /// the second frame (the first is the probe site itself), 0 when there is none.
     pub fn stack_builtin(&mut self, depth: bool, user: bool) -> Val {
+        if user && !depth && self.at_function_entry() {
+            return self.entry_return_address();
+        }
         let off = self.gather_stack(MAX_STACK_FRAMES, user);
         let first = off + if user { 8 } else { 0 };
         let d = self.alloc(false);
@@ -118,6 +121,41 @@ impl<'a> Gen<'a> {
             self.a
                 .emit(Insn::ldx_mem(Size::DW, w, DCTX, (first + 8) as i16));
         }
+        self.put(d, w);
+        d
+    }
+
+    /// Whether every probe of this clause fires on the first instruction of
+    /// a function (pid `entry` probes), where the word at the user stack
+    /// pointer is the return address into the caller.
+    fn at_function_entry(&self) -> bool {
+        !self.probes.is_empty()
+            && self.probes.iter().all(|p| {
+                matches!(p.kind, ProbeKind::Uprobe { ret: false })
+                    && p.name == "entry"
+                    && p.provider.starts_with("pid")
+            })
+    }
+
+    /// `ucaller` at a function's entry: the return address at the user stack
+    /// pointer, which needs no frame pointer (the kernel's frame-pointer walk
+    /// skips the caller there, or stops in code built without frame
+    /// pointers). 0 when it cannot be read.
+    fn entry_return_address(&mut self) -> Val {
+        let off = self.tmp_str(8);
+        self.a
+            .emit(Insn::st_mem(Size::DW, DCTX, off as i16, 0));
+        self.dctx_ptr(Reg::R1, off);
+        self.a.emit(Insn::mov64_imm(Reg::R2, 8));
+        self.a
+            .emit(Insn::ldx_mem(Size::DW, Reg::R3, Reg::FP, FP_CTX));
+        self.a
+            .emit(Insn::ldx_mem(Size::DW, Reg::R3, Reg::R3, PT_REGS_SP as i16));
+        self.a.call_helper(helper::PROBE_READ_USER);
+        let d = self.alloc(false);
+        let w = self.work_reg(d, Reg::R1);
+        self.a
+            .emit(Insn::ldx_mem(Size::DW, w, DCTX, off as i16));
         self.put(d, w);
         d
     }
@@ -209,3 +247,4 @@ impl<'a> Gen<'a> {
 /// Offsets in x86-64 `struct pt_regs`.
 const PT_REGS_IP: i32 = 128;
 const PT_REGS_BP: i32 = 32;
+const PT_REGS_SP: i32 = 152;
