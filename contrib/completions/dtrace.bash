@@ -6,7 +6,7 @@
 _dtrace_options="aggfmt aggpack aggpercpu aggrate aggsize aggsortkey aggsortkeypos aggsortpos
 aggsortrev aggzoom amin argref bpflog bpflogsize bufpolicy bufresize bufsize cleanrate
 core cpp cppargs cpphdrs cpppath cpu ctfpath ctypes debug debugassert defaultargs define
-destructive disasm droptags dtypes dynvarsize empty errtags evaltime flamegraph flowindent grabanon
+destructive disasm droptags dtypes dynvarsize empty errtags evaltime flamegraph flowindent followfork grabanon
 incdir iregs jstackframes jstackstrsize kdefs knodefs late lazyload ldpath libdir libxo
 linkmode linknommap linktype lockmem maxframes metriclabels modpath noresolve nolibs nspec oformat otlp pcapsize pgmax preallocate
 printsize procfspath prometheus pspec quiet quietresize rawbytes scratchsize specsize stackframes stackindent

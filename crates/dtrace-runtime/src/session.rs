@@ -210,6 +210,49 @@ impl Session {
         Ok(())
     }
 
+    /// Attach the uprobe programs' probes of process `from` in process `to`
+    /// as well (a child of `from` that maps the same objects: `-x
+    /// followfork`). The new links stay until the session ends.
+    pub fn attach_process(&mut self, from: u32, to: u32) -> Result<(), RuntimeError> {
+        for (i, (p, a)) in self.progs.iter().enumerate() {
+            if !matches!(a, Attach::Uprobe { .. }) {
+                continue;
+            }
+            let sites: Vec<(UprobeSite, u64)> = self
+                .uprobe_sites
+                .get(i)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+                .iter()
+                .filter(|(s, _)| s.pid == from)
+                .map(|(s, k)| (UprobeSite { pid: to, ..s.clone() }, *k))
+                .collect();
+            if sites.is_empty() {
+                continue;
+            }
+            match attach(&self.sys, &self.features, p, a, &sites) {
+                Ok(Some(at)) => self.attachments.push(at),
+                Ok(None) => {}
+                Err(e) => return Err(RuntimeError::Attach(e.0)),
+            }
+        }
+        Ok(())
+    }
+
+    /// The pids whose probes the uprobe programs attach to.
+    pub fn uprobe_pids(&self) -> Vec<u32> {
+        let mut pids: Vec<u32> = self
+            .uprobe_sites
+            .iter()
+            .flatten()
+            .map(|(s, _)| s.pid)
+            .filter(|p| *p != 0)
+            .collect();
+        pids.sort_unstable();
+        pids.dedup();
+        pids
+    }
+
     /// The globals' value (state word first).
     fn globals_value(&self) -> Result<Vec<u8>, RuntimeError> {
         let g = self.globals()?;

@@ -24,6 +24,7 @@
 pub mod btf;
 pub mod clock;
 pub mod cpu;
+pub mod follow;
 #[cfg(any(test, feature = "fake"))]
 pub mod fake;
 pub mod features;

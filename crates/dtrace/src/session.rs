@@ -50,6 +50,9 @@ impl AggSource for Aggs<'_> {
 /// A running tracing session (libdtrace after `dtrace_program_exec`).
 /// Dropping it detaches every probe.
 pub struct Session {
+    /// `-x followfork`: finds the traced processes' new children (first, so
+    /// that it stops before the probes go).
+    follow: Option<dtrace_sys::follow::Follower>,
     rt: dtrace_runtime::Session,
     consumer: Consumer,
     exit_status: Option<i32>,
@@ -124,6 +127,17 @@ impl Session {
         };
         let rt =
             dtrace_runtime::Session::load(sys, features, &compiled, &load).map_err(exec_error)?;
+        let roots = rt.uprobe_pids();
+        let follow = if options.followfork && !roots.is_empty() {
+            Some(
+                dtrace_sys::follow::Follower::start(sys, &roots).map_err(|e| ExecError {
+                    message: format!("dtrace: cannot follow forks: {e}"),
+                    detail: None,
+                })?,
+            )
+        } else {
+            None
+        };
         let copts = ConsumerOptions {
             quiet: options.quiet,
             aggsortkey: options.aggsortkey,
@@ -154,6 +168,7 @@ impl Session {
         }
         consumer.set_option_handler(setopt_handler(options.clone()));
         Ok(Session {
+            follow,
             rt,
             consumer,
             exit_status: None,
@@ -261,6 +276,21 @@ impl Session {
         self.consumer.watch_process(pid);
     }
 
+    /// `-x followfork`: attach the probes of each new child of a traced
+    /// process (held stopped until then) and let it run.
+    fn follow_children(&mut self) -> Result<(), ExecError> {
+        let Some(f) = self.follow.as_mut() else {
+            return Ok(());
+        };
+        for (child, root) in f.new_children() {
+            let attached = self.rt.attach_process(root, child);
+            dtrace_sys::follow::Follower::resume(child);
+            attached.map_err(exec_error)?;
+            self.consumer.watch_process(child);
+        }
+        Ok(())
+    }
+
     /// Fire BEGIN (in this process's context), attach all other probes unless
     /// BEGIN called exit(), then consume BEGIN's output: as in DTrace, its
     /// actions (a `system()` command) take effect with the probes enabled.
@@ -299,12 +329,13 @@ impl Session {
         timeout: Duration,
         output: &mut dyn Output,
     ) -> Result<WorkStatus, ExecError> {
-        let timeout = if self.busy {
+        let timeout = if self.busy || self.follow.is_some() {
             timeout.min(BUSY_WAIT)
         } else {
             timeout
         };
         self.rt.wait(timeout).map_err(exec_error)?;
+        self.follow_children()?;
         self.consumer.refresh_processes();
         self.drain(output, |_| false)?;
         self.export_tick(false);
@@ -325,7 +356,13 @@ impl Session {
         F: FnMut(&Event) -> ControlFlow<()>,
     {
         if self.pending.is_empty() {
+            let timeout = if self.follow.is_some() {
+                timeout.min(BUSY_WAIT)
+            } else {
+                timeout
+            };
             self.rt.wait(timeout).map_err(exec_error)?;
+            self.follow_children()?;
             self.consumer.refresh_processes();
         }
         let mut h = Handler {

@@ -131,6 +131,9 @@ pub struct Options {
     pub aggzoom: bool,
     /// `noresolve`: print addresses instead of symbol names.
     pub noresolve: bool,
+    /// `followfork` (ours): pid and usdt probes also fire in the children
+    /// the traced processes fork, and theirs.
+    pub followfork: bool,
     // Stacks.
     /// `stackframes`: frames `stack()` records by default.
     pub stackframes: Option<u32>,
@@ -287,6 +290,7 @@ impl Default for Options {
             aggpack: false,
             aggzoom: false,
             noresolve: false,
+            followfork: false,
             stackframes: None,
             ustackframes: None,
             jstackframes: None,

@@ -229,6 +229,7 @@ pub static TABLE: &[OptSpec] = &[
     opt!("maxframes", Runtime, |o, v| o.maxframes = parse_count(v)?),
     opt!("otlp", Runtime, |o, v| o.otlp = Some(otlp_url(v)?)),
     opt!("noresolve", Runtime, |o, v| o.noresolve = parse_flag(v)?),
+    opt!("followfork", Runtime, |o, v| o.followfork = parse_flag(v)?),
     opt!("nspec", Runtime, |o, v| o.nspec =
         parse_count(v)?.unwrap_or(1) as u64),
     opt!("oformat", Runtime, |o, v| o.oformat =
