@@ -205,6 +205,11 @@ pub struct BpfProgram {
     /// argument layouts the sites with that cookie use (the provider knows
     /// where each probe's sites are).
     pub uprobes: Vec<(u32, u16)>,
+    /// A return-uprobe program's map of return offsets: {thread (pid_tgid),
+    /// probe cookie} -> the offset of the return site it last left that
+    /// function by, written by the marker uprobes at the functions' return
+    /// sites and read (and deleted) by the trampoline for `arg0`.
+    pub retoff_map: Option<usize>,
 }
 
 /// The output of code generation.

@@ -198,6 +198,7 @@ pub fn compile(
         let probe_id = first.as_ref().map(|p| p.id).unwrap_or(0);
         let index = l.probe_index.get(&probe_id).copied().unwrap_or(0);
         let mut uprobes = Vec::new();
+        let mut retoff_map = None;
         let (name, prog_type, attach, main) = match g {
             Group::Begin => (
                 "dtrace_begin".to_string(),
@@ -268,6 +269,16 @@ pub fn compile(
             Group::Uprobe(ret) => {
                 let t = uprobe_table(&mut l, *ret, members);
                 uprobes = t.probes;
+                if *ret {
+                    l.maps.push(MapSpec::new(
+                        "dt_retoff",
+                        MapKind::Hash,
+                        16,
+                        8,
+                        RETOFF_THREADS,
+                    ));
+                    retoff_map = Some(l.maps.len() - 1);
+                }
                 (
                     format!("dtrace_uprobe{}", if *ret { "_ret" } else { "" }),
                     ProgType::Uprobe,
@@ -279,6 +290,7 @@ pub fn compile(
                         t.spec_at,
                         &t.specs,
                         args,
+                        retoff_map,
                         &d,
                     ),
                 )
@@ -353,6 +365,7 @@ pub fn compile(
         add_subrs(&mut funcs, &l.subrs);
         let mut prog = link(name, prog_type, attach, funcs, tp);
         prog.uprobes = uprobes;
+        prog.retoff_map = retoff_map;
         programs.push(prog);
     }
     l.finish(tmp_max);
@@ -543,8 +556,12 @@ fn link(
         clause_ranges,
         loop_ranges,
         uprobes: Vec::new(),
+        retoff_map: None,
     }
 }
+
+/// Threads whose last return offset the `dt_retoff` map holds at once.
+const RETOFF_THREADS: u32 = 16384;
 
 /// The table of a uprobe program (see `trampoline::uprobe`).
 struct UprobeTable {

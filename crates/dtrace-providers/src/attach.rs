@@ -152,6 +152,35 @@ fn tracepoint(sys: &SysRef, prog: &ProgFd, event_id: u32) -> Result<Attachment, 
     }
 }
 
+/// The return-site markers of return probes' `sites` (see
+/// `UprobeSite::returns`): `marker` on each return site, its cookie
+/// `site cookie << 32 | offset in the function`. One link per (file, process).
+pub fn attach_return_markers(
+    marker: &ProgFd,
+    sites: &[(UprobeSite, u64)],
+) -> Result<Attachment, AttachError> {
+    let mut groups: BTreeMap<(PathBuf, u32), Vec<UprobePoint>> = BTreeMap::new();
+    for (s, k) in sites {
+        for r in &s.returns {
+            groups
+                .entry((s.path.clone(), s.pid))
+                .or_default()
+                .push(UprobePoint {
+                    offset: s.offset + r,
+                    ref_ctr_offset: 0,
+                    cookie: (k << 32) | (r & 0xffff_ffff),
+                });
+        }
+    }
+    let mut links = Vec::with_capacity(groups.len());
+    for ((path, pid), points) in groups {
+        let link = attach_multi(marker, &path, &points, false, pid)
+            .map_err(|e| AttachError(e.to_string()))?;
+        links.push(link);
+    }
+    Ok(Attachment::Uprobes(links))
+}
+
 /// One uprobe_multi link per (file, process).
 fn attach_uprobes(
     prog: &ProgFd,

@@ -611,6 +611,7 @@ mod tests {
             ref_ctr_offset: 0,
             pid: 7,
             ret: false,
+            returns: Vec::new(),
         };
         let konst = |v| RecordField {
             offset: 0,

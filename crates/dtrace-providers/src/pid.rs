@@ -10,7 +10,7 @@ use crate::procmap::{self, ElfCache, Object, UprobeSite};
 use crate::{ProbeTemplate, ProcError, ProcErrorKind, ProcProbe};
 use dtrace_codegen::uprobe_regs as regs;
 use dtrace_sema::{ArgDesc, FieldKind, ProbeKind, RecordField};
-use iced_x86::{Decoder, DecoderOptions, Mnemonic, Register};
+use iced_x86::{Decoder, DecoderOptions, Mnemonic, OpKind, Register};
 
 /// Does `s` contain glob characters?
 pub fn is_glob(s: &str) -> bool {
@@ -48,8 +48,9 @@ pub fn entry_args() -> Vec<RecordField> {
     f
 }
 
-/// At return: arg0 the return offset (not known to a uretprobe: 0), arg1 the
-/// return value.
+/// At return: arg0 the offset of the return instruction (filled in by the
+/// trampoline from the return site's marker: see `UprobeSite::returns`),
+/// arg1 the return value.
 pub fn return_args() -> Vec<RecordField> {
     vec![
         RecordField {
@@ -77,6 +78,33 @@ pub fn instruction_offsets(code: &[u8], ip: u64) -> Vec<(u64, bool)> {
             break;
         }
         out.push((insn.ip() - ip, probeable(&insn)));
+    }
+    out
+}
+
+/// The offsets in `code` (a function at `ip`) where it returns: its `ret`
+/// instructions, and the direct jumps that leave it (tail calls, which DTrace
+/// counts as returns). Decoding stops at the first invalid instruction.
+pub fn return_offsets(code: &[u8], ip: u64) -> Vec<u64> {
+    let end = ip + code.len() as u64;
+    let mut out = Vec::new();
+    let mut d = Decoder::with_ip(64, code, ip, DecoderOptions::NONE);
+    while d.can_decode() {
+        let insn = d.decode();
+        if insn.is_invalid() {
+            break;
+        }
+        let leaves = match insn.mnemonic() {
+            Mnemonic::Ret => true,
+            Mnemonic::Jmp if insn.op0_kind() == OpKind::NearBranch64 => {
+                let target = insn.near_branch_target();
+                target < ip || target >= end
+            }
+            _ => false,
+        };
+        if leaves && probeable(&insn) {
+            out.push(insn.ip() - ip);
+        }
     }
     out
 }
@@ -110,6 +138,18 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn push(&mut self, o: &Object, func: &str, name: String, offset: u64, ret: bool) {
+        self.push_returns(o, func, name, offset, ret, Vec::new());
+    }
+
+    fn push_returns(
+        &mut self,
+        o: &Object,
+        func: &str,
+        name: String,
+        offset: u64,
+        ret: bool,
+        returns: Vec<u64>,
+    ) {
         let fields = if ret { return_args() } else { entry_args() };
         self.out.push(ProcProbe {
             provider: self.provider.clone(),
@@ -127,6 +167,7 @@ impl Ctx<'_> {
                 ref_ctr_offset: 0,
                 pid: self.pid,
                 ret,
+                returns,
             },
         });
     }
@@ -141,7 +182,8 @@ impl Ctx<'_> {
         let entry_ok = insns.first().is_some_and(|(off, ok)| *off == 0 && *ok);
         let name = self.name_pat;
         if gmatch(name, "return") && entry_ok {
-            self.push(o, &sym.name, "return".into(), base, true);
+            let returns = return_offsets(code, sym.value);
+            self.push_returns(o, &sym.name, "return".into(), base, true, returns);
         }
         if gmatch(name, "entry") && entry_ok {
             self.push(o, &sym.name, "entry".into(), base, false);
@@ -321,6 +363,17 @@ pub fn probes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn return_sites_are_rets_and_jumps_out() {
+        // 0: cmp $1,%rdi; 4: jne +3 (inside); 6: ret; 7: jmp -0x107 (out);
+        // c: jmp +0 (inside, to e); e: ret
+        let code = [
+            0x48, 0x83, 0xff, 0x01, 0x75, 0x03, 0xc3, 0xe9, 0xf4, 0xfe, 0xff, 0xff, 0xeb, 0x00,
+            0xc3,
+        ];
+        assert_eq!(return_offsets(&code, 0x1000), [0x6, 0x7, 0xe]);
+    }
 
     #[test]
     fn instruction_boundaries() {

@@ -17,6 +17,10 @@ pub struct UprobeSite {
     pub pid: u32,
     /// A return probe.
     pub ret: bool,
+    /// A return probe's return sites: the offsets in the function of its
+    /// `ret` instructions and tail-call jumps. Each gets a marker uprobe that
+    /// tells the return probe which one returned (its `arg0`).
+    pub returns: Vec<u64>,
 }
 
 /// One object mapped in the process.

@@ -263,6 +263,7 @@ pub fn probes(
                     ref_ctr_offset,
                     pid,
                     ret: false,
+                    returns: Vec::new(),
                 },
             });
         }

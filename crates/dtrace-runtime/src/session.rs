@@ -7,11 +7,11 @@ use dtrace_codegen::layout::{
     G_WALLTIME_OFFSET, SPEC_GEN, STATE_ACTIVE, STATE_INACTIVE,
 };
 use dtrace_codegen::{Attach, CompiledProgram};
-use dtrace_providers::attach::{attach, Attachment};
+use dtrace_providers::attach::{attach, attach_return_markers, Attachment};
 use dtrace_providers::procmap::UprobeSite;
 use dtrace_sys::{clock, map, Features, MapFd, ProgFd, RingBuf, SysRef};
 use std::collections::BTreeMap;
-use std::os::fd::BorrowedFd;
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::time::Duration;
 
 /// One aggregation's entries: each key with its value on every possible CPU.
@@ -41,6 +41,8 @@ pub struct Session {
     /// Where each uprobe program's probes attach, with their cookies
     /// (parallel to `progs`).
     uprobe_sites: Vec<Vec<(UprobeSite, u64)>>,
+    /// Each return-uprobe program's return-site marker (parallel to `progs`).
+    markers: Vec<Option<ProgFd>>,
     ringbuf: RingBuf,
     maps: Vec<MapFd>,
     sys: SysRef,
@@ -90,7 +92,17 @@ impl Session {
         let mut progs = Vec::with_capacity(compiled.programs.len());
         let mut verifier_logs = Vec::new();
         let mut uprobe_sites = Vec::with_capacity(compiled.programs.len());
+        let mut markers = Vec::with_capacity(compiled.programs.len());
         for p in &compiled.programs {
+            let marker = match p.retoff_map.and_then(|i| maps.get(i)) {
+                Some(m) => Some(
+                    dtrace_sys::uprobe::load_return_marker(sys, m.as_raw_fd()).map_err(|e| {
+                        RuntimeError::Attach(format!("cannot load the return-site marker: {e}"))
+                    })?,
+                ),
+                None => None,
+            };
+            markers.push(marker);
             let mut sites = Vec::with_capacity(p.uprobes.len());
             for (cookie, (id, layout)) in p.uprobes.iter().enumerate() {
                 let of_probe = opts.uprobe_sites.get(id).map(Vec::as_slice).unwrap_or(&[]);
@@ -116,6 +128,7 @@ impl Session {
             attachments: Vec::new(),
             progs,
             uprobe_sites,
+            markers,
             ringbuf,
             maps,
             sys: sys.clone(),
@@ -195,7 +208,15 @@ impl Session {
         }
         for (i, (p, a)) in self.progs.iter().enumerate() {
             let sites = self.uprobe_sites.get(i).map(Vec::as_slice).unwrap_or(&[]);
-            match attach(&self.sys, &self.features, p, a, sites) {
+            let marked = match self.markers.get(i) {
+                Some(Some(m)) => attach_return_markers(m, sites).map(Some),
+                _ => Ok(None),
+            };
+            let attached = marked.and_then(|m| {
+                self.attachments.extend(m);
+                attach(&self.sys, &self.features, p, a, sites)
+            });
+            match attached {
                 Ok(Some(at)) => self.attachments.push(at),
                 Ok(None) => {}
                 Err(e) => {
@@ -225,10 +246,22 @@ impl Session {
                 .unwrap_or(&[])
                 .iter()
                 .filter(|(s, _)| s.pid == from)
-                .map(|(s, k)| (UprobeSite { pid: to, ..s.clone() }, *k))
+                .map(|(s, k)| {
+                    (
+                        UprobeSite {
+                            pid: to,
+                            ..s.clone()
+                        },
+                        *k,
+                    )
+                })
                 .collect();
             if sites.is_empty() {
                 continue;
+            }
+            if let Some(Some(m)) = self.markers.get(i) {
+                let at = attach_return_markers(m, &sites).map_err(|e| RuntimeError::Attach(e.0))?;
+                self.attachments.push(at);
             }
             match attach(&self.sys, &self.features, p, a, &sites) {
                 Ok(Some(at)) => self.attachments.push(at),

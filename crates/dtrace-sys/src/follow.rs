@@ -231,7 +231,11 @@ mod tests {
             for (at, i) in prog.iter().enumerate() {
                 let conditional = i.code & 0x07 == 0x05 && !matches!(i.code & 0xf0, 0x80 | 0x90);
                 if conditional {
-                    assert_eq!(at as i64 + 1 + i64::from(i.off), n as i64 - 2, "jump at {at}");
+                    assert_eq!(
+                        at as i64 + 1 + i64::from(i.off),
+                        n as i64 - 2,
+                        "jump at {at}"
+                    );
                 }
             }
         }
@@ -240,7 +244,9 @@ mod tests {
     #[test]
     fn the_exit_program_stops_only_after_claiming_the_process() {
         let p = exit_program(3, 4);
-        let stop = p.iter().position(|i| *i == Insn::call_helper(helper::SEND_SIGNAL));
+        let stop = p
+            .iter()
+            .position(|i| *i == Insn::call_helper(helper::SEND_SIGNAL));
         let claim = p
             .iter()
             .rposition(|i| *i == Insn::call_helper(helper::MAP_UPDATE_ELEM));

@@ -24,10 +24,10 @@
 pub mod btf;
 pub mod clock;
 pub mod cpu;
-pub mod follow;
 #[cfg(any(test, feature = "fake"))]
 pub mod fake;
 pub mod features;
+pub mod follow;
 pub mod introspect;
 pub mod kallsyms;
 pub mod limits;

@@ -7,7 +7,7 @@
 
 use crate::prog::{AttachType, Link, ProgFd, ProgSpec, ProgType};
 use crate::sys::{owned_fd, Attr, Cmd, Errno, SysRef};
-use dtrace_bpf::{helper, Insn, Reg};
+use dtrace_bpf::{helper, AluOp, Insn, Reg, Size};
 use std::ffi::CString;
 use std::fmt;
 use std::os::fd::AsRawFd;
@@ -101,6 +101,47 @@ pub fn stop_program() -> Vec<Insn> {
     ]
 }
 
+/// The instructions of the return-site marker. Its attach cookie is
+/// `probe cookie << 32 | offset`; it stores `map[{pid_tgid, probe cookie}] =
+/// offset`, where `map` is the file descriptor of a hash map of 16-byte keys
+/// and u64 values. (A return probe's trampoline reads the entry right after
+/// the return, on the same thread; see the codegen's `dt_retoff`.)
+pub fn return_marker_program(map: i32) -> Vec<Insn> {
+    let mut p = vec![
+        Insn::mov64_reg(Reg::R6, Reg::R1),
+        Insn::call_helper(helper::GET_CURRENT_PID_TGID),
+        Insn::stx_mem(Size::DW, Reg::FP, Reg::R0, -16),
+        Insn::mov64_reg(Reg::R1, Reg::R6),
+        Insn::call_helper(helper::GET_ATTACH_COOKIE),
+        Insn::mov64_reg(Reg::R1, Reg::R0),
+        Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32),
+        Insn::stx_mem(Size::DW, Reg::FP, Reg::R1, -8),
+        Insn::alu64_imm(AluOp::Lsh, Reg::R0, 32),
+        Insn::alu64_imm(AluOp::Rsh, Reg::R0, 32),
+        Insn::stx_mem(Size::DW, Reg::FP, Reg::R0, -24),
+    ];
+    p.extend(Insn::ld_map_fd(Reg::R1, map));
+    p.extend([
+        Insn::mov64_reg(Reg::R2, Reg::FP),
+        Insn::alu64_imm(AluOp::Add, Reg::R2, -16),
+        Insn::mov64_reg(Reg::R3, Reg::FP),
+        Insn::alu64_imm(AluOp::Add, Reg::R3, -24),
+        Insn::mov64_imm(Reg::R4, 0),
+        Insn::call_helper(helper::MAP_UPDATE_ELEM),
+        Insn::mov64_imm(Reg::R0, 0),
+        Insn::exit(),
+    ]);
+    p
+}
+
+/// Load [`return_marker_program`] for a uprobe_multi link.
+pub fn load_return_marker(sys: &SysRef, map: i32) -> Result<ProgFd, Errno> {
+    let insns = return_marker_program(map);
+    let mut spec = ProgSpec::new(ProgType::Kprobe, "dtrace_retmark", &insns);
+    spec.expected_attach_type = AttachType::UprobeMulti;
+    ProgFd::load_errno(sys, &spec)
+}
+
 /// Load [`stop_program`] for a uprobe_multi link.
 pub fn load_stop_program(sys: &SysRef) -> Result<ProgFd, Errno> {
     let insns = stop_program();
@@ -112,6 +153,14 @@ pub fn load_stop_program(sys: &SysRef) -> Result<ProgFd, Errno> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn return_marker_stores_the_cookie_by_thread() {
+        let p = return_marker_program(5);
+        assert!(p.contains(&Insn::call_helper(helper::GET_ATTACH_COOKIE)));
+        assert!(p.contains(&Insn::call_helper(helper::MAP_UPDATE_ELEM)));
+        assert_eq!(p.last(), Some(&Insn::exit()));
+    }
 
     #[test]
     fn stop_program_sends_sigstop() {

@@ -102,7 +102,10 @@ mod tests {
 
     #[test]
     fn nothing_is_expanded() {
-        assert_eq!(split("echo $HOME * ~ ; |"), ["echo", "$HOME", "*", "~", ";", "|"]);
+        assert_eq!(
+            split("echo $HOME * ~ ; |"),
+            ["echo", "$HOME", "*", "~", ";", "|"]
+        );
     }
 
     #[test]

@@ -143,8 +143,7 @@ impl<'a> Gen<'a> {
     /// pointers). 0 when it cannot be read.
     fn entry_return_address(&mut self) -> Val {
         let off = self.tmp_str(8);
-        self.a
-            .emit(Insn::st_mem(Size::DW, DCTX, off as i16, 0));
+        self.a.emit(Insn::st_mem(Size::DW, DCTX, off as i16, 0));
         self.dctx_ptr(Reg::R1, off);
         self.a.emit(Insn::mov64_imm(Reg::R2, 8));
         self.a
@@ -154,8 +153,7 @@ impl<'a> Gen<'a> {
         self.a.call_helper(helper::PROBE_READ_USER);
         let d = self.alloc(false);
         let w = self.work_reg(d, Reg::R1);
-        self.a
-            .emit(Insn::ldx_mem(Size::DW, w, DCTX, off as i16));
+        self.a.emit(Insn::ldx_mem(Size::DW, w, DCTX, off as i16));
         self.put(d, w);
         d
     }

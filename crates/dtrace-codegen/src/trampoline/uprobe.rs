@@ -43,6 +43,7 @@ pub fn build(
     spec_at: i16,
     specs: &[Vec<RecordField>],
     args: bool,
+    retoff: Option<usize>,
     d: &Dispatch,
 ) -> Asm {
     let mut a = Asm::new();
@@ -70,11 +71,41 @@ pub fn build(
             a.bind(next);
         }
         a.bind(done);
+        if let Some(map) = retoff {
+            return_offset(&mut a, map);
+        }
     }
     dispatch(&mut a, d, Some((l, out)));
     epilogue(&mut a, out);
     a.finish()
 }
+
+/// A return probe's `arg0`: the offset of the return site by which this
+/// thread last left this probe's function (its marker uprobe stored it under
+/// {pid_tgid, cookie}); 0 when there is none. The entry is deleted once read.
+fn return_offset(a: &mut Asm, map: usize) {
+    let skip = a.label();
+    a.call_helper(helper::GET_CURRENT_PID_TGID);
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, Reg::R0, RETOFF_KEY));
+    a.emit(Insn::ldx_mem(Size::W, Reg::R1, Reg::FP, -4));
+    a.emit(Insn::stx_mem(Size::DW, Reg::FP, Reg::R1, RETOFF_KEY + 8));
+    a.ld_map(Reg::R1, map);
+    a.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+    a.emit(Insn::alu64_imm(AluOp::Add, Reg::R2, i32::from(RETOFF_KEY)));
+    a.call_helper(helper::MAP_LOOKUP_ELEM);
+    a.jmp_imm(JmpOp::Eq, Reg::R0, 0, skip);
+    a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::R0, 0));
+    a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_ARGS));
+    a.ld_map(Reg::R1, map);
+    a.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+    a.emit(Insn::alu64_imm(AluOp::Add, Reg::R2, i32::from(RETOFF_KEY)));
+    a.call_helper(helper::MAP_DELETE_ELEM);
+    a.bind(skip);
+}
+
+/// The stack slots of the `dt_retoff` key {pid_tgid, cookie} (the cookie is
+/// at -4, the dctx lookup's key at -8).
+const RETOFF_KEY: i16 = -24;
 
 /// Sign-extend (or zero-extend) the low `size` bytes of r1.
 fn extend(a: &mut Asm, size: u8, signed: bool) {
