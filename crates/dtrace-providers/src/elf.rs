@@ -97,6 +97,43 @@ impl Elf {
         Elf::parse(data).ok_or_else(|| format!("{}: not a 64-bit ELF object", path.display()))
     }
 
+    /// Whether the object at `path` has a section called `name`, reading only
+    /// its header, section headers and section names (not the whole file).
+    pub fn file_has_section(path: &Path, name: &str) -> bool {
+        use std::os::unix::fs::FileExt;
+        let Ok(f) = std::fs::File::open(path) else {
+            return false;
+        };
+        let read = |off: u64, len: usize| -> Option<Vec<u8>> {
+            let mut buf = vec![0; len];
+            f.read_exact_at(&mut buf, off).ok()?;
+            Some(buf)
+        };
+        let check = || -> Option<bool> {
+            let h = read(0, 64)?;
+            if h.get(..4)? != b"\x7fELF" || *h.get(4)? != 2 || *h.get(5)? != 1 {
+                return Some(false);
+            }
+            let shoff = u64_at(&h, 40)?;
+            let shentsize = u16_at(&h, 58)? as usize;
+            let shnum = u16_at(&h, 60)? as usize;
+            let shstrndx = u16_at(&h, 62)? as usize;
+            if shentsize < 64 || shnum > 0xff00 {
+                return Some(false);
+            }
+            let sh = read(shoff, shnum.checked_mul(shentsize)?)?;
+            let strs = shstrndx.checked_mul(shentsize)?;
+            let (str_off, str_size) = (u64_at(&sh, strs + 24)?, u64_at(&sh, strs + 32)?);
+            let names = read(str_off, usize::try_from(str_size).ok()?.min(1 << 20))?;
+            Some((0..shnum).any(|i| {
+                u32_at(&sh, i * shentsize)
+                    .and_then(|n| cstr_at(&names, n as usize))
+                    .is_some_and(|n| n == name)
+            }))
+        };
+        check().unwrap_or(false)
+    }
+
     /// Parse an object held in memory.
     pub fn parse(data: Vec<u8>) -> Option<Elf> {
         if data.get(..4)? != b"\x7fELF" || *data.get(4)? != 2 || *data.get(5)? != 1 {

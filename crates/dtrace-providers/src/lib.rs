@@ -393,6 +393,14 @@ impl Catalog {
     /// are the answer, not a glob match of the description.)
     fn add_proc_probes(&mut self, desc: &ProbeDesc) -> Result<Option<Vec<ProbeInfo>>, ProcError> {
         let Some((prefix, pid)) = procmap::split_pid(&desc.provider) else {
+            // `myprov*:::` names the USDT providers of every process; they
+            // join the catalog here and match below with the others.
+            let known = self.providers.iter().map(|p| p.name());
+            if scans_processes(&desc.provider, known.chain(["pid"])) {
+                let found =
+                    usdt::all_processes(&desc.provider, &desc.module, &desc.function, &desc.name);
+                self.register_proc(found);
+            }
             return Ok(None);
         };
         let found = if prefix == "pid" {
@@ -410,6 +418,12 @@ impl Catalog {
         } else {
             usdt::probes(prefix, pid, &desc.module, &desc.function, &desc.name)?
         };
+        Ok(Some(self.register_proc(found)))
+    }
+
+    /// Number the process probes not known yet and record every site; the
+    /// probes, each once, with every site's argument layout.
+    fn register_proc(&mut self, found: Vec<ProcProbe>) -> Vec<ProbeInfo> {
         let mut out = Vec::with_capacity(found.len());
         for p in found {
             let t = &p.template;
@@ -442,10 +456,14 @@ impl Catalog {
                 q.fields = full.fields.clone();
             }
         }
-        Ok(Some(out))
+        out
     }
 
     /// [`Catalog::matches`], with the errors of process-specific descriptions.
+    ///
+    /// A provider glob without a process ID whose fixed start names no
+    /// provider of the catalog (`myprov*`, not `*` or `sys*`) also looks for
+    /// USDT providers in every process.
     pub fn matches_checked(&mut self, desc: &ProbeDesc) -> Result<Vec<ProbeInfo>, ProcError> {
         match self.add_proc_probes(desc)? {
             Some(found) => Ok(found),
@@ -523,6 +541,18 @@ impl Catalog {
             .filter_map(|i| self.probes.get(i).cloned())
             .collect()
     }
+}
+
+/// Whether a provider description is a glob to look for USDT providers in
+/// every process: it has a fixed start (so `*` and `*:::entry` do not read
+/// every process's objects) that is not the start of the name of one of
+/// `known` (the catalog's providers, and `pid`), nor starts with one.
+fn scans_processes<'a>(provider: &str, mut known: impl Iterator<Item = &'a str>) -> bool {
+    let Some(at) = provider.find(['*', '?', '[']) else {
+        return false;
+    };
+    let start = &provider[..at];
+    !start.is_empty() && !known.any(|k| k.starts_with(start) || start.starts_with(k))
 }
 
 #[cfg(test)]

@@ -100,6 +100,21 @@ impl ElfCache {
             .or_insert_with(|| Elf::open(path).ok())
             .as_ref()
     }
+
+    /// [`ElfCache::get`], keeping (and giving) only objects with section
+    /// `name`: a scan of many files holds on to few of them.
+    pub fn get_with(&mut self, path: &Path, name: &str) -> Option<&Elf> {
+        self.files
+            .entry(path.to_path_buf())
+            .or_insert_with(|| {
+                if Elf::file_has_section(path, name) {
+                    Elf::open(path).ok()
+                } else {
+                    None
+                }
+            })
+            .as_ref()
+    }
 }
 
 /// Split a provider name into its prefix and trailing process ID

@@ -200,10 +200,70 @@ pub fn probes(
         kind: ProcErrorKind::Grab,
         message: format!("failed to grab process {pid}"),
     })?;
-    let m = |pat: &str, s: &str| pat.is_empty() || glob(pat.as_bytes(), s.as_bytes());
+    let want = Want {
+        provider: &|p: &str| prefix.is_empty() || glob(prefix.as_bytes(), p.as_bytes()),
+        module,
+        function,
+        name,
+    };
+    let mut cache = ElfCache::default();
+    Ok(process_probes(pid, &objects, &want, &mut cache))
+}
+
+/// `provider*:::`: the USDT probes of every process whose full provider name
+/// (`myprov123`) matches `provider`, a glob without a process ID. Processes
+/// that cannot be read (gone, or kernel threads) are passed over; each object
+/// file is read once.
+pub fn all_processes(provider: &str, module: &str, function: &str, name: &str) -> Vec<ProcProbe> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut pids: Vec<u32> = dir
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    pids.sort_unstable();
     let mut cache = ElfCache::default();
     let mut out = Vec::new();
-    for o in &objects {
+    for pid in pids {
+        let Ok(objects) = procmap::objects(pid) else {
+            continue;
+        };
+        let full = |p: &str| glob(provider.as_bytes(), format!("{p}{pid}").as_bytes());
+        let want = Want {
+            provider: &full,
+            module,
+            function,
+            name,
+        };
+        out.extend(process_probes(pid, &objects, &want, &mut cache));
+    }
+    out
+}
+
+/// What a USDT probe description asks for (empty fields: any).
+struct Want<'a> {
+    /// Whether a provider, named as in its notes (without the pid), matches.
+    provider: &'a dyn Fn(&str) -> bool,
+    module: &'a str,
+    function: &'a str,
+    name: &'a str,
+}
+
+fn process_probes(
+    pid: u32,
+    objects: &[procmap::Object],
+    want: &Want<'_>,
+    cache: &mut ElfCache,
+) -> Vec<ProcProbe> {
+    let Want {
+        module,
+        function,
+        name,
+        ..
+    } = *want;
+    let m = |pat: &str, s: &str| pat.is_empty() || glob(pat.as_bytes(), s.as_bytes());
+    let mut out = Vec::new();
+    for o in objects {
         let module_hit = if crate::pid::is_glob(module) || module.is_empty() {
             m(module, &o.name)
         } else {
@@ -212,19 +272,19 @@ pub fn probes(
         if !module_hit {
             continue;
         }
-        let Some(elf) = cache.get(&o.path) else {
+        let Some(elf) = cache.get_with(&o.path, ".note.stapsdt") else {
             continue;
         };
-        let notes = notes(elf);
+        let notes: Vec<Note> = notes(elf)
+            .into_iter()
+            .filter(|n| (want.provider)(&n.provider) && m(name, &n.name.replace("__", "-")))
+            .collect();
         if notes.is_empty() {
             continue;
         }
         let funcs = elf.functions();
         for n in notes {
             let probe_name = n.name.replace("__", "-");
-            if !m(prefix, &n.provider) || !m(name, &probe_name) {
-                continue;
-            }
             let func = funcs
                 .iter()
                 .find(|s| n.pc >= s.value && n.pc - s.value < s.size)
@@ -268,7 +328,7 @@ pub fn probes(
             });
         }
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
