@@ -285,12 +285,14 @@ pub fn compile(
                     Attach::Uprobe { ret: *ret },
                     trampoline::uprobe::build(
                         &l,
-                        t.map,
-                        uprobes.len() as u32,
-                        t.spec_at,
-                        &t.specs,
+                        &trampoline::uprobe::Table {
+                            map: t.map,
+                            n: uprobes.len() as u32,
+                            spec_at: t.spec_at,
+                            specs: &t.specs,
+                            retoff: retoff_map,
+                        },
                         args,
-                        retoff_map,
                         &d,
                     ),
                 )

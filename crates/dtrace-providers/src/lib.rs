@@ -546,18 +546,33 @@ impl Catalog {
 /// Whether a provider description is a glob to look for USDT providers in
 /// every process: it has a fixed start (so `*` and `*:::entry` do not read
 /// every process's objects) that is not the start of the name of one of
-/// `known` (the catalog's providers, and `pid`), nor starts with one.
+/// `known` (the catalog's providers, and `pid`).
 fn scans_processes<'a>(provider: &str, mut known: impl Iterator<Item = &'a str>) -> bool {
     let Some(at) = provider.find(['*', '?', '[']) else {
         return false;
     };
     let start = &provider[..at];
-    !start.is_empty() && !known.any(|k| k.starts_with(start) || start.starts_with(k))
+    !start.is_empty() && !known.any(|k| k.starts_with(start))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn which_provider_globs_look_in_every_process() {
+        let known = || ["syscall", "sched", "pid"].into_iter();
+        assert!(scans_processes("myprov*", known()));
+        assert!(scans_processes("my?rov", known()));
+        assert!(!scans_processes("myprov", known()), "not a glob");
+        assert!(!scans_processes("*", known()), "no fixed start");
+        assert!(
+            !scans_processes("sys*", known()),
+            "a kernel provider's start"
+        );
+        assert!(scans_processes("sched_x*", known()), "cannot name sched");
+        assert!(!scans_processes("p*d", known()), "pid's start");
+    }
 
     #[test]
     fn numbering_and_matching() {

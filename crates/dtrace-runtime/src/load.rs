@@ -270,6 +270,7 @@ mod tests {
             clause_ranges: vec![(0..2, 0, span), (2..8, 1, span)],
             loop_ranges: Vec::new(),
             uprobes: Vec::new(),
+            retoff_map: None,
         }
     }
 

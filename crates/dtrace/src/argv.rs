@@ -7,7 +7,7 @@
 //! extension, so `-c "prog 'two words'"` passes one argument.
 
 /// The words of `command`, or a message naming what is unterminated.
-pub fn split_command(command: &str) -> Result<Vec<String>, String> {
+pub(crate) fn split_command(command: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
     let mut word = String::new();
     // A word has begun (possibly empty, as with `''`).

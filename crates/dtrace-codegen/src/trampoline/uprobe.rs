@@ -34,18 +34,23 @@ pub mod regs {
     pub const SP: u16 = 152;
 }
 
-/// Build the trampoline of a program serving `n` probes (cookies `0..n`),
-/// whose table is map `table` with the spec id at byte `spec_at` of an entry.
-pub fn build(
-    l: &Layout,
-    table: usize,
-    n: u32,
-    spec_at: i16,
-    specs: &[Vec<RecordField>],
-    args: bool,
-    retoff: Option<usize>,
-    d: &Dispatch,
-) -> Asm {
+/// A uprobe program's probe table, as its trampoline reads it.
+pub struct Table<'a> {
+    /// The table's map.
+    pub map: usize,
+    /// Probes served (cookies `0..n`).
+    pub n: u32,
+    /// Byte offset of the spec id in an entry.
+    pub spec_at: i16,
+    /// Argument layouts by spec id.
+    pub specs: &'a [Vec<RecordField>],
+    /// A return program's `dt_retoff` map (its `arg0`).
+    pub retoff: Option<usize>,
+}
+
+/// Build the trampoline of a program serving the probes of table `t`.
+pub fn build(l: &Layout, t: &Table<'_>, args: bool, d: &Dispatch) -> Asm {
+    let (table, n, spec_at, specs, retoff) = (t.map, t.n, t.spec_at, t.specs, t.retoff);
     let mut a = Asm::new();
     let out = a.label();
     a.emit(Insn::mov64_reg(CTX, Reg::R1));
