@@ -128,21 +128,57 @@ pub fn match_clauses(
     let mut out = Vec::new();
     for item in items {
         let Item::Clause(c) = item else { continue };
-        out.push(match_clause(map, c, catalog, zdefs, errtags)?);
+        out.push(match_clause(map, c, catalog, zdefs, errtags)?.0);
     }
     Ok(out)
 }
 
+/// [`match_clauses`], repeating a clause for a probe that several of its
+/// descriptions match: DTrace makes one enabling per description, so such a
+/// probe runs the clause once for each (`pid$1::go:entry, pid$1::_go:entry`,
+/// where `_go` is an alias of `go`, runs it twice). The items come back with
+/// each repeat right after its clause, and the probes of each clause.
+pub fn match_clauses_repeated(
+    map: &SourceMap,
+    items: Vec<Item>,
+    catalog: &mut Catalog,
+    zdefs: bool,
+    errtags: bool,
+) -> Result<(Vec<Item>, Vec<Vec<ProbeInfo>>), CompileError> {
+    let mut out_items = Vec::with_capacity(items.len());
+    let mut out = Vec::new();
+    for item in items {
+        let Item::Clause(c) = &item else {
+            out_items.push(item);
+            continue;
+        };
+        let (probes, repeats) = match_clause(map, c, catalog, zdefs, errtags)?;
+        out.push(probes);
+        let copy = item.clone();
+        out_items.push(item);
+        for r in repeats {
+            out_items.push(copy.clone());
+            out.push(r);
+        }
+    }
+    Ok((out_items, out))
+}
+
+/// The probes a clause's descriptions match (each once), and the probes
+/// matched again by a later description: `repeats[j]` those matched for the
+/// (j+2)-th time.
 fn match_clause(
     map: &SourceMap,
     c: &Clause,
     catalog: &mut Catalog,
     zdefs: bool,
     errtags: bool,
-) -> Result<Vec<ProbeInfo>, CompileError> {
+) -> Result<(Vec<ProbeInfo>, Vec<Vec<ProbeInfo>>), CompileError> {
     let mut probes: Vec<ProbeInfo> = Vec::new();
-    // Ids already taken, so a description matching 100k probes (fbt) stays linear.
-    let mut ids = std::collections::HashSet::new();
+    let mut repeats: Vec<Vec<ProbeInfo>> = Vec::new();
+    // Times each id was matched, so a description matching 100k probes (fbt)
+    // stays linear.
+    let mut ids: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     for spec in &c.probes {
         let desc = ProbeDesc::parse(&spec.text).map_err(|e| {
             error(
@@ -171,13 +207,27 @@ fn match_clause(
             );
             return Err(error(map, &d, errtags));
         }
+        // A description matching a probe twice (`pid$1::go:entry` through an
+        // alias) still enables it once.
+        let mut seen_here = std::collections::HashSet::new();
         for p in found {
-            if ids.insert(p.id) {
-                probes.push(p);
+            if !seen_here.insert(p.id) {
+                continue;
+            }
+            let n = ids.entry(p.id).or_insert(0);
+            *n += 1;
+            match *n {
+                1 => probes.push(p),
+                k => {
+                    if repeats.len() < k - 1 {
+                        repeats.resize_with(k - 1, Vec::new);
+                    }
+                    repeats[k - 2].push(p);
+                }
             }
         }
     }
-    Ok(probes)
+    Ok((probes, repeats))
 }
 
 /// The probes one description of `dtrace -l` matches, by ID (resolved only

@@ -416,23 +416,24 @@ impl Dtrace {
         if !self.options.argref {
             compile::unused_macro_args(&self.map, end, macro_args, &info.macro_args_used, errtags)?;
         }
-        let probes = compile::match_clauses(
+        let stability_items = self.options.report_stability.then(|| program.items.clone());
+        let (program_items, probes) = compile::match_clauses_repeated(
             &self.map,
-            &program.items,
+            program.items,
             &mut self.catalog,
             self.options.zdefs,
             errtags,
         )?;
         let matched = probes.iter().map(Vec::len).sum();
-        let stability = self.options.report_stability.then(|| {
-            let described = compile::describe(&program.items, &mut self.catalog);
+        let stability = stability_items.map(|items| {
+            let described = compile::describe(&items, &mut self.catalog);
             let text = match source {
                 Source::Spec { text, .. } | Source::Script { text, .. } => text,
             };
             info::report(&self.catalog, &described, mentions_word(text, "args"))
         });
         let mut items = self.items.clone();
-        items.extend(program.items);
+        items.extend(program_items);
         let mut clause_probes = self.clause_probes.clone();
         clause_probes.extend(probes);
         let whole = Program { items };
