@@ -116,24 +116,9 @@ pub fn spec_text(
     Ok(format!("{}{rest}", fields.join(":")))
 }
 
-/// Probes matched by each clause of `items` (dedup by ID, first-seen order).
-/// A description that matches nothing is an error (D_PDESC_ZERO) unless `zdefs`.
-pub fn match_clauses(
-    map: &SourceMap,
-    items: &[Item],
-    catalog: &mut Catalog,
-    zdefs: bool,
-    errtags: bool,
-) -> Result<Vec<Vec<ProbeInfo>>, CompileError> {
-    let mut out = Vec::new();
-    for item in items {
-        let Item::Clause(c) = item else { continue };
-        out.push(match_clause(map, c, catalog, zdefs, errtags)?.0);
-    }
-    Ok(out)
-}
-
-/// [`match_clauses`], repeating a clause for a probe that several of its
+/// Probes matched by each clause of `items` (each once, first-seen order). A
+/// description that matches nothing is an error (D_PDESC_ZERO) unless
+/// `zdefs`. A clause is repeated for a probe that several of its
 /// descriptions match: DTrace makes one enabling per description, so such a
 /// probe runs the clause once for each (`pid$1::go:entry, pid$1::_go:entry`,
 /// where `_go` is an alias of `go`, runs it twice). The items come back with
@@ -232,7 +217,7 @@ fn match_clause(
 
 /// The probes one description of `dtrace -l` matches, by ID (resolved only
 /// when `resolve`: `-lv`), with the description as parsed; errors as
-/// [`match_clauses`] gives them.
+/// [`match_clauses_repeated`] gives them.
 pub fn list_matches(
     map: &SourceMap,
     spec: &dtrace_syntax::ast::ProbeSpec,
@@ -271,7 +256,7 @@ fn proc_tag(kind: dtrace_providers::ProcErrorKind) -> Tag {
 }
 
 /// Every probe description of every clause of `items` with the probes it
-/// matches (for `-v`; malformed descriptions were reported by `match_clauses`).
+/// matches (for `-v`; malformed descriptions were reported by `match_clauses_repeated`).
 pub fn describe(items: &[Item], catalog: &mut Catalog) -> Vec<(ProbeDesc, Vec<ProbeInfo>)> {
     let mut out = Vec::new();
     for item in items {
