@@ -238,3 +238,22 @@ fn null_strings_and_string_offsets() {
         assert!(common::check_with(bad, &dtrace_sema::CompileOptions::default()).is_err());
     }
 }
+
+#[test]
+fn struct_inlines_name_variables_of_their_type() {
+    let opts = dtrace_sema::CompileOptions::default();
+    let ok = "struct r { char c; int i; }; struct r a; inline struct r b = a; \
+              BEGIN { trace(b.i); }";
+    assert!(common::check_with(ok, &opts).is_ok());
+    let bad = "struct r { int i; }; struct s { int i; }; struct s a; inline struct r b = a;";
+    let d = common::check_with(bad, &opts)
+        .err()
+        .map(|d| (d.tag, d.message));
+    assert_eq!(
+        d,
+        Some((
+            Tag::D_OP_INCOMPAT,
+            "inline b definition uses incompatible types: \"struct r\"".into()
+        ))
+    );
+}
