@@ -673,7 +673,8 @@ impl<'a> Checker<'a> {
                         "invalid cast expression: \"pointer to translated data\" to \"{}\"",
                         self.types.name_of(target)
                     ),
-                ));
+                )
+                .at_line_after());
             }
         }
         let v = self.expr(x)?;
@@ -715,6 +716,7 @@ impl<'a> Checker<'a> {
                 self.types.name_of(to)
             ),
         )
+        .at_line_after()
     }
 
     /// `sizeof (type)`.
