@@ -87,6 +87,25 @@ fn only_a_name_is_called() {
 }
 
 #[test]
+fn a_second_body_for_a_struct_or_union_tag() {
+    // Reported at the second body's `{`, before its members are read (here a
+    // translator whose input is in braces reads as a body for its output type).
+    let msg = "type redeclared: struct out";
+    check(
+        "struct out { int a; }; translator struct out { struct in *p } { a = 1; };",
+        D_DECL_TYPERED,
+        msg,
+        "{",
+    );
+    check(
+        "union u { int a; }; union u { int b; };",
+        D_DECL_TYPERED,
+        "type redeclared: union u",
+        "{",
+    );
+}
+
+#[test]
 fn unbalanced_parentheses_and_brackets() {
     assert_eq!(err("BEGIN { trace(1)); }").1, "extra ) in input stream");
     assert_eq!(err("BEGIN { x = 1]; }").1, "extra ] in input stream");
