@@ -274,6 +274,8 @@ impl<'a> Gen<'a> {
             } => self.copyout(src, addr, size, *string),
             TExprKind::LoadScratch(addr) => self.load_scratch(addr, &e.ty),
             TExprKind::StrIndex { s, index } => self.str_index(s, index),
+            TExprKind::NullStr => self.null_str(),
+            TExprKind::StrOffset { s, off } => self.str_offset(s, off),
             TExprKind::ScratchStr { addr, max } => self.scratch_str(addr, *max, &e.ty),
         }
     }

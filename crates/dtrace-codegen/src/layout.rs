@@ -160,6 +160,9 @@ pub struct Layout {
     /// Offset of a zero region of `zero_size` bytes in the string table.
     pub zero_off: u32,
     pub zero_size: u32,
+    /// Offset of the NULL string in the string table: `str_cap` bytes starting
+    /// with [`crate::strings::NULL_WORD`] (see there).
+    pub null_off: u32,
     /// probeinfo: dense index per probe id, and the capacity of each of the 4 names.
     pub probe_index: BTreeMap<u32, u32>,
     pub probe_caps: [u32; 4],
@@ -383,12 +386,18 @@ impl Layout {
             zero_off: 0,
             // Also what a fresh alloca() piece is cleared from.
             zero_size: round8(zero_size.max(str_cap).max(opts.scratchsize)),
+            null_off: 0,
             probe_index,
             probe_caps: caps,
             str_cap,
             only_cpu: opts.only_cpu,
         };
         l.strtab_bytes.resize(l.zero_size as usize, 0);
+        l.null_off = l.zero_size;
+        let null = crate::strings::NULL_WORD.to_le_bytes();
+        l.strtab_bytes.extend_from_slice(&null);
+        l.strtab_bytes
+            .resize((l.null_off + str_cap.max(8)) as usize, 0);
         for s in &tp.strings {
             l.intern(s);
         }

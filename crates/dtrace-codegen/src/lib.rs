@@ -56,6 +56,7 @@ pub mod layout;
 mod link;
 mod loops;
 mod memory;
+mod nullstr;
 mod record;
 mod scratch;
 pub mod strfn;

@@ -407,11 +407,13 @@ impl<'a> Gen<'a> {
         }
         self.free(iv);
         self.stash_fault_addr(Reg::R2);
-        self.fault_unless_at(JmpOp::Le, Reg::R2, limit as i32, FaultKind::BadAddr, true);
         let p = self.get(sv, Reg::R1);
         if p != Reg::R1 {
             self.a.emit(Insn::mov64_reg(Reg::R1, p));
         }
+        // A character of NULL is at address `i`.
+        self.fault_if_null(Reg::R1, Reg::R3, true);
+        self.fault_unless_at(JmpOp::Le, Reg::R2, limit as i32, FaultKind::BadAddr, true);
         self.a.emit(Insn::alu64_reg(AluOp::Add, Reg::R1, Reg::R2));
         let d = self.alloc(false);
         let w = self.work_reg(d, Reg::R0);

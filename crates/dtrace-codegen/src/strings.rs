@@ -5,6 +5,12 @@
 use crate::asm::Asm;
 use dtrace_bpf::{Insn, JmpOp, Reg, Size};
 
+/// The first word of the NULL string. A string buffer holding NULL starts with
+/// a NUL and then a 1: no string can (a buffer is zero after its NUL), so the
+/// NULL string survives being copied and stored like any string, and reads as
+/// "" to code that does not ask (see `TExprKind::NullStr`).
+pub const NULL_WORD: u64 = 0x100;
+
 /// Copy the string at `src + soff` (capacity `scap`) into `dst + doff` (capacity
 /// `dcap`), zero-padding or truncating (a truncated string keeps its final NUL).
 #[allow(clippy::too_many_arguments)]
@@ -47,12 +53,23 @@ pub fn copy_exact(a: &mut Asm, dst: Reg, dsize: u32, src: Reg, scap: u32, tmp: R
 
 /// Compare strings at `ra` (capacity `acap`) and `rb` (`bcap`); leaves -1, 0 or 1 in
 /// r0. Uses r3 and r4; `ra`/`rb` must not be r0, r3 or r4.
+/// NULL equals NULL and is less than any other string (a null pointer against
+/// a string's address, in DTrace).
 pub fn compare(a: &mut Asm, ra: Reg, acap: u32, rb: Reg, bcap: u32) {
     let (t1, t2) = (Reg::R3, Reg::R4);
     let diff = a.label();
     let lt = a.label();
     let gt = a.label();
     let end = a.label();
+    let (a_set, eq) = (a.label(), a.label());
+    let null = NULL_WORD as i32;
+    a.emit(Insn::ldx_mem(Size::DW, t1, ra, 0));
+    a.emit(Insn::ldx_mem(Size::DW, t2, rb, 0));
+    a.jmp_imm(JmpOp::Ne, t1, null, a_set);
+    a.jmp_imm(JmpOp::Eq, t2, null, eq);
+    a.ja(lt);
+    a.bind(a_set);
+    a.jmp_imm(JmpOp::Eq, t2, null, gt);
     let common = acap.min(bcap) / 8;
     for i in 0..common {
         let o = (i * 8) as i16;
@@ -68,6 +85,7 @@ pub fn compare(a: &mut Asm, ra: Reg, acap: u32, rb: Reg, bcap: u32) {
         a.emit(Insn::ldx_mem(Size::DW, t2, rb, (i * 8) as i16));
         a.jmp_imm(JmpOp::Ne, t2, 0, lt);
     }
+    a.bind(eq);
     a.emit(Insn::mov64_imm(Reg::R0, 0));
     a.ja(end);
     a.bind(diff);

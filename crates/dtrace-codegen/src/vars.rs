@@ -112,7 +112,11 @@ impl<'a> Gen<'a> {
         }
         self.a.ja(end);
         self.a.bind(missing);
-        if ty.is_str() || agg {
+        if ty.is_str() && !agg {
+            // A string never assigned (or deleted) is NULL.
+            let null = self.l.null_off;
+            self.a.ld_map_value(w, self.l.strtab, null);
+        } else if agg {
             let zero = self.l.zero_off;
             self.a.ld_map_value(w, self.l.strtab, zero);
         } else {
@@ -352,7 +356,15 @@ impl<'a> Gen<'a> {
             self.dctx_ptr(Reg::R1, self.l.stage_area);
             self.copy_object(v, ty);
         } else if ty.is_str() {
+            // Storing NULL deletes the element, as storing 0 does.
+            let set = self.a.label();
             let r = self.get(v, Reg::R2);
+            self.a.emit(Insn::ldx_mem(Size::DW, Reg::R3, r, 0));
+            self.a
+                .jmp_imm(JmpOp::Ne, Reg::R3, strings::NULL_WORD as i32, set);
+            self.delete_staged(map);
+            self.a.ja(done);
+            self.a.bind(set);
             strings::copy(&mut self.a, DCTX, stage, str_cap(ty), r, 0, vcap, Reg::R3);
         } else {
             let set = self.a.label();

@@ -242,6 +242,16 @@ impl<'a> Checker<'a> {
             Ty::Agg { .. } if matches!(v.kind, TExprKind::Build { .. }) && v.ty.same_repr(&ty) => {
                 Some(v)
             }
+            // A struct or union of the same type (an inline naming a variable).
+            Ty::Agg { id: a, .. } => match v.ty {
+                Ty::Agg { id: b, .. }
+                    if self.types.name_of(self.types.resolve(a))
+                        == self.types.name_of(self.types.resolve(b)) =>
+                {
+                    Some(v)
+                }
+                _ => None,
+            },
             _ => None,
         };
         v.ok_or_else(|| {

@@ -418,20 +418,10 @@ impl<'a> Checker<'a> {
             return self.arith(aop, sym, a, b, span);
         }
         if let Some(cop) = cmp_op(op) {
-            // A string against the null pointer constant: the string subroutines
-            // that DTrace documents as returning NULL (strtok at the end, strchr,
-            // strrchr and strstr without a match) give "" here.
-            let (a, b) = match (a.ty.is_str(), b.ty.is_str()) {
-                (true, false) if crate::strfn::is_null_constant(&b) => {
-                    let e = self.empty_string(b.span);
-                    (a, e)
-                }
-                (false, true) if crate::strfn::is_null_constant(&a) => {
-                    let e = self.empty_string(a.span);
-                    (e, b)
-                }
-                _ => (a, b),
-            };
+            // A string against the null pointer constant compares with the NULL
+            // string (what strtok at the end, strchr, strrchr and strstr without
+            // a match return).
+            let (a, b) = self.null_strings(a, b);
             // A string against a char array or pointer compares strings.
             let (a, b) = if a.ty.is_str() || b.ty.is_str() {
                 let a = self.string_of(a).unwrap_or_else(|e| e);
@@ -534,6 +524,17 @@ impl<'a> Checker<'a> {
     ) -> R<TExpr> {
         let a = self.decay(a);
         let b = self.decay(b);
+        let offsets_string = (a.ty.is_str() && b.ty.is_int()) || (a.ty.is_int() && b.ty.is_str());
+        if op == ArithOp::Add && sym == "+" && offsets_string {
+            // A string plus an integer offsets the string, as pointer arithmetic.
+            let (s, n) = if a.ty.is_str() { (a, b) } else { (b, a) };
+            let ty = s.ty;
+            let k = TExprKind::StrOffset {
+                s: Box::new(s),
+                off: Box::new(convert(n, self.b.long)),
+            };
+            return Ok(mk(k, ty, span));
+        }
         if a.ty.is_str() || b.ty.is_str() {
             // A compound assignment checks its operands' compatibility first;
             // bitwise operators want integers, the others arithmetic types.
@@ -630,6 +631,7 @@ impl<'a> Checker<'a> {
         }
         let a = self.expr(t)?;
         let b = self.expr(f)?;
+        let (a, b) = self.null_strings(a, b);
         let (a, b) = if a.ty.is_str() || b.ty.is_str() {
             let a = self.string_of(a).unwrap_or_else(|e| e);
             let b = self.string_of(b).unwrap_or_else(|e| e);
@@ -684,13 +686,26 @@ fn cmp_fold(op: CmpOp, o: std::cmp::Ordering) -> bool {
     }
 }
 
+/// The NULL string (see [`TExprKind::NullStr`]).
+pub(crate) fn null_string(span: Span) -> TExpr {
+    mk(TExprKind::NullStr, Ty::Str { cap: 8 }, span)
+}
+
 impl<'a> Checker<'a> {
-    /// The empty string, which stands for a NULL string: the string subroutines'
-    /// NULL results are "" (strings are buffers here, not pointers), and `NULL`
-    /// compared with or stored in a string is "".
-    pub(crate) fn empty_string(&mut self, span: Span) -> TExpr {
-        let (id, cap) = self.intern(b"");
-        mk(TExprKind::Str(id), Ty::Str { cap }, span)
+    /// A pair of operands where one is a string and the other the null pointer
+    /// constant: the constant becomes the NULL string.
+    fn null_strings(&self, a: TExpr, b: TExpr) -> (TExpr, TExpr) {
+        match (a.ty.is_str(), b.ty.is_str()) {
+            (true, false) if crate::strfn::is_null_constant(&b) => {
+                let n = null_string(b.span);
+                (a, n)
+            }
+            (false, true) if crate::strfn::is_null_constant(&a) => {
+                let n = null_string(a.span);
+                (n, b)
+            }
+            _ => (a, b),
+        }
     }
 }
 

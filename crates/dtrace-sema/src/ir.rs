@@ -413,6 +413,19 @@ pub enum TExprKind {
         addr: Box<TExpr>,
         max: u32,
     },
+    /// The NULL string: `NULL` stored in, compared with or chosen as a string,
+    /// and what a never-assigned thread-local or associative-array string reads
+    /// as. Reading its characters (tracing it, indexing it, passing it to a string
+    /// subroutine) is an invalid-address fault at address 0; it compares equal
+    /// only to NULL and below every other string.
+    NullStr,
+    /// `s + n` (or `n + s`): D's pointer arithmetic on a string, the string from
+    /// byte `n` of `s` on ("" past its buffer). Offsetting NULL faults (invalid
+    /// address `n`).
+    StrOffset {
+        s: Box<TExpr>,
+        off: Box<TExpr>,
+    },
     /// `s[i]` on a string: the `char` at index `i` (an integer) of the string's
     /// buffer; 0 past its end, a fault (invalid address) outside `[0, strsize)`.
     StrIndex {

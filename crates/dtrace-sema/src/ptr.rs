@@ -662,6 +662,21 @@ impl<'a> Checker<'a> {
     pub(crate) fn cast(&mut self, tn: &ast::TypeName, x: &ast::Expr, span: Span) -> R<TExpr> {
         let target = self.type_name(tn)?;
         let tty = self.value_ty(target);
+        if let ast::ExprKind::Xlate { ty, .. } = &x.kind {
+            // A translated pointer is no address: it may only be dereferenced.
+            let out = self.type_name(ty)?;
+            if self.value_ty(out).is_ptr() {
+                return Err(Diagnostic::new(
+                    Tag::D_CAST_INVAL,
+                    span,
+                    format!(
+                        "invalid cast expression: \"pointer to translated data\" to \"{}\"",
+                        self.types.name_of(target)
+                    ),
+                )
+                .at_line_after());
+            }
+        }
         let v = self.expr(x)?;
         if tty.is_str() {
             return match self.string_conversion(v, span) {
@@ -680,6 +695,13 @@ impl<'a> Checker<'a> {
             // A string cast to a pointer is the address of its characters.
             (Ty::Ptr { .. }, Ty::Str { .. }) => Ok(mk(TExprKind::Convert(Box::new(v)), tty, span)),
             (Ty::Void, _) => Ok(retype_span(retype(v, Ty::Void), span)),
+            // A struct or union cast to its own type is itself.
+            (Ty::Agg { id: a, .. }, Ty::Agg { id: b, .. })
+                if self.types.name_of(self.types.resolve(a))
+                    == self.types.name_of(self.types.resolve(b)) =>
+            {
+                Ok(retype_span(v, span))
+            }
             _ => Err(self.bad_cast(&v.ty, target, span)),
         }
     }
@@ -694,6 +716,7 @@ impl<'a> Checker<'a> {
                 self.types.name_of(to)
             ),
         )
+        .at_line_after()
     }
 
     /// `sizeof (type)`.

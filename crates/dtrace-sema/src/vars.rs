@@ -55,6 +55,16 @@ impl<'a> Checker<'a> {
             let aop = crate::expr::arith_op(o).ok_or_else(|| {
                 Diagnostic::new(Tag::D_SYNTAX, span, format!("invalid operator {sym}"))
             })?;
+            // `+=` and `-=` step by the size of what a pointer points to: a
+            // `void` or function pointer on either side has none.
+            if matches!(o, BinOp::Add | BinOp::Sub) && (self.is_vfptr(&lty) || self.is_vfptr(&r.ty))
+            {
+                return Err(Diagnostic::new(
+                    Tag::D_OP_VFPTR,
+                    span,
+                    format!("operator {sym} requires left-hand scalar operand of known size"),
+                ));
+            }
             // A non-constant stand-in for the left side, so nothing folds.
             let cur = mk(TExprKind::Var(VarRef::Global(u32::MAX)), lty, lhs.span);
             // Type the operation as `lhs op rhs` would be; the placeholder stands for lhs.
@@ -218,6 +228,17 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// A pointer to `void` or to a function (no size to step by).
+    fn is_vfptr(&self, t: &Ty) -> bool {
+        let Ty::Ptr { id } = t else { return false };
+        self.pointee(*id).is_some_and(|p| {
+            matches!(
+                self.types.kind(self.types.resolve(p)),
+                dtrace_ctypes::TypeKind::Void | dtrace_ctypes::TypeKind::Function { .. }
+            )
+        })
+    }
+
     fn check_void(&self, r: &TExpr) -> R<()> {
         if matches!(r.ty, Ty::Void) {
             return Err(Diagnostic::new(
@@ -230,9 +251,9 @@ impl<'a> Checker<'a> {
     }
 
     fn finish_assign(&mut self, lv: LValue, ty: Ty, r: TExpr, span: Span) -> R<TExpr> {
-        // NULL stored in a string is the empty string (see `Checker::empty_string`).
+        // NULL stored in a string is the NULL string (see `TExprKind::NullStr`).
         let r = if ty.is_str() && crate::strfn::is_null_constant(&r) {
-            self.empty_string(r.span)
+            crate::expr::null_string(r.span)
         } else {
             r
         };
@@ -418,6 +439,17 @@ impl<'a> Checker<'a> {
         let mut keys = Vec::new();
         let depth = self.depth;
         for (i, k) in index.iter().enumerate() {
+            if let K::Agg(name) = &k.kind {
+                // An aggregation is a dynamic value: no key's type.
+                return Err(Diagnostic::new(
+                    Tag::D_KEY_TYPE,
+                    k.span,
+                    format!(
+                        "key #{} (@{name}) cannot be of type dynamic variable",
+                        i + 1
+                    ),
+                ));
+            }
             // Earlier keys stay live while later ones are evaluated.
             self.depth = depth + i as u32;
             let t = self.expr(k);

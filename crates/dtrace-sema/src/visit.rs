@@ -15,6 +15,7 @@ pub fn each_child<'e>(e: &'e TExpr, f: &mut dyn FnMut(&'e TExpr)) {
         | K::CurCpu
         | K::URegs(_)
         | K::Speculation
+        | K::NullStr
         | K::Rand
         | K::Stack { .. } => {}
         K::Inet6 { groups, .. } => groups.iter().for_each(f),
@@ -88,6 +89,10 @@ pub fn each_child<'e>(e: &'e TExpr, f: &mut dyn FnMut(&'e TExpr)) {
         K::StrIndex { s, index } => {
             f(s);
             f(index);
+        }
+        K::StrOffset { s, off } => {
+            f(s);
+            f(off);
         }
         K::Build { members, .. } => members.iter().for_each(|m| f(&m.value)),
         K::StrFn { args, .. } => args.iter().for_each(f),

@@ -7,8 +7,9 @@
 //!
 //! A declaration is checked when it is read: the output type must be a struct or
 //! union (D_XLATE_SOU), each member it defines must be a member of the output type
-//! (D_XLATE_MEMB) whose type the definition's value fits (D_XLATE_INCOMPAT), and one
-//! input/output pair has at most one translator (D_XLATE_REDECL).
+//! (D_XLATE_MEMB) whose type the definition's value fits as in assignment
+//! (D_XLATE_INCOMPAT), and one input/output pair has at most one translator
+//! (D_XLATE_REDECL). A member defined twice keeps its first definition.
 //!
 //! Member access on a translation (`xlate<T>(e).m`, `xlate<T *>(e)->m`,
 //! `(*xlate<T *>(e)).m`, also through an `inline` whose value is a translation,
@@ -124,14 +125,9 @@ impl<'a> Checker<'a> {
             ));
         }
         let placeholder = mk(TExprKind::Int(0), self.value_ty(input), t.span);
-        for (i, (name, e, span)) in t.members.iter().enumerate() {
-            if t.members[..i].iter().any(|(n, _, _)| n == name) {
-                return Err(Diagnostic::new(
-                    Tag::D_XLATE_MEMB,
-                    *span,
-                    format!("translator member {name} is defined more than once"),
-                ));
-            }
+        // A member defined twice is not an error (dtrace(1) takes the first
+        // definition), but each definition must type-check.
+        for (name, e, span) in t.members.iter() {
             let Some((_, mty)) = self.types.member(out, name) else {
                 return Err(Diagnostic::new(
                     Tag::D_XLATE_MEMB,
@@ -187,8 +183,10 @@ impl<'a> Checker<'a> {
                 v.ty.is_int_or_ptr().then(|| convert(v, target))
             }
             Ty::Ptr { .. } => {
+                // As in assignment: a pointer, or the null pointer constant.
                 let v = self.decay(v);
-                v.ty.is_int_or_ptr().then(|| crate::ptr::retype(v, target))
+                let null = v.ty.is_int() && crate::expr::const_value(&v) == Some(0);
+                (v.ty.is_ptr() || null).then(|| crate::ptr::retype(v, target))
             }
             Ty::Agg { id, .. } => match self.array_elem(id) {
                 Some((elem, _)) if self.is_char(elem) => self.string_of(v).ok(),
@@ -436,7 +434,10 @@ impl<'a> Checker<'a> {
             ));
         }
         let mut members = Vec::new();
-        for (name, def, mspan) in &t.members {
+        for (i, (name, def, mspan)) in t.members.iter().enumerate() {
+            if t.members[..i].iter().any(|(n, _, _)| n == name) {
+                continue;
+            }
             let Some((m, mty)) = self.types.member(sou, name) else {
                 continue;
             };

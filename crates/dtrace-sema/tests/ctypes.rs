@@ -201,7 +201,7 @@ fn pointer_errors() {
     );
     assert_eq!(err("BEGIN { trace(args[12]); }").0, Tag::D_ARGS_IDX);
     assert_eq!(
-        err("BEGIN { trace(stringof(curthread) + 1); }").0,
+        err("BEGIN { trace(stringof(curthread) - 1); }").0,
         Tag::D_OP_ARITH
     );
 }

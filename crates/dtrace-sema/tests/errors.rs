@@ -26,10 +26,10 @@ fn operator_errors() {
         )
     );
     assert_eq!(
-        err(r#"BEGIN { x = "a" + 1; }"#),
+        err(r#"BEGIN { x = "a" - 1; }"#),
         (
             Tag::D_OP_ARITH,
-            "operator + requires operands of arithmetic type".into()
+            "operator - requires operands of arithmetic type".into()
         )
     );
     assert_eq!(

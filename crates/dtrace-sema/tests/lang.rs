@@ -205,3 +205,55 @@ fn pointer_variables_take_pointers_and_null_only() {
     assert_eq!(e.tag, Tag::D_OP_INCOMPAT);
     ok("BEGIN { p = curthread; p = 0; q = (void *)pid; }");
 }
+
+#[test]
+fn null_strings_and_string_offsets() {
+    // NULL stored in a string, compared with one, or chosen against one is the
+    // NULL string; a string plus an integer (either order) offsets it.
+    let src = r#"BEGIN { s = "abc"; s = NULL; t = s == NULL; u = timestamp > 0 ? "x" : NULL;
+                         trace(s + 1); trace(2 + s); }"#;
+    let tp = common::check_with(src, &dtrace_sema::CompileOptions::default())
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let mut nulls = 0;
+    let mut offsets = 0;
+    fn walk(e: &dtrace_sema::TExpr, nulls: &mut u32, offsets: &mut u32) {
+        match &e.kind {
+            TExprKind::NullStr => *nulls += 1,
+            TExprKind::StrOffset { .. } => {
+                assert!(e.ty.is_str());
+                *offsets += 1;
+            }
+            _ => {}
+        }
+        dtrace_sema::visit::each_child(e, &mut |c| walk(c, nulls, offsets));
+    }
+    for s in &tp.clauses[0].body {
+        if let TStmt::Expr(e) | TStmt::Trace { value: e } = s {
+            walk(e, &mut nulls, &mut offsets);
+        }
+    }
+    assert_eq!((nulls, offsets), (3, 2));
+    // Only `+` offsets a string.
+    for bad in [r#"BEGIN { x = "a" - 1; }"#, r#"BEGIN { s = "a"; s += 1; }"#] {
+        assert!(common::check_with(bad, &dtrace_sema::CompileOptions::default()).is_err());
+    }
+}
+
+#[test]
+fn struct_inlines_name_variables_of_their_type() {
+    let opts = dtrace_sema::CompileOptions::default();
+    let ok = "struct r { char c; int i; }; struct r a; inline struct r b = a; \
+              BEGIN { trace(b.i); }";
+    assert!(common::check_with(ok, &opts).is_ok());
+    let bad = "struct r { int i; }; struct s { int i; }; struct s a; inline struct r b = a;";
+    let d = common::check_with(bad, &opts)
+        .err()
+        .map(|d| (d.tag, d.message));
+    assert_eq!(
+        d,
+        Some((
+            Tag::D_OP_INCOMPAT,
+            "inline b definition uses incompatible types: \"struct r\"".into()
+        ))
+    );
+}

@@ -226,3 +226,47 @@ fn probe_arguments_translate_through_their_description() {
     let e = run_probe("struct pair { int a; long b; }; tick-1 { trace(args[0]->a); }").unwrap_err();
     assert_eq!(e.tag, Tag::D_XLATE_NONE);
 }
+
+#[test]
+fn member_definitions_as_assignments() {
+    // A pointer member takes a pointer or NULL, not a char.
+    let src = "struct in { int i; char c; }; struct out { char *p; }; \
+               translator struct out < struct in *x > { p = x->c; };";
+    assert_eq!(
+        err(src),
+        (
+            Tag::D_XLATE_INCOMPAT,
+            "translator member p definition uses incompatible types: \"char *\" = \"char\"".into()
+        )
+    );
+    let ok = "struct in { int i; char c; }; struct out { char *p; int n; }; \
+              translator struct out < struct in *x > { p = NULL; n = x->i; };";
+    assert!(run(ok).is_ok());
+    // A member defined twice is accepted; its first definition is the one used.
+    let twice = "struct out { int n; }; \
+                 translator struct out < int v > { n = v; n = v + 1; }; \
+                 BEGIN { trace(xlate<struct out>(5).n); }";
+    let tp = run(twice).unwrap_or_else(|d| panic!("{d:?}"));
+    assert!(matches!(first_trace(&tp).kind, TExprKind::Int(5)));
+}
+
+#[test]
+fn translated_pointers_and_struct_casts() {
+    let decls = "struct in { int ii; }; struct out { int oi; }; \
+                 translator struct out < struct in *i > { oi = i->ii; }; struct in *f; ";
+    let (tag, msg) = err(&format!(
+        "{decls} BEGIN {{ x = (uintptr_t)xlate<struct out *>(f); }}"
+    ));
+    assert_eq!(tag, Tag::D_CAST_INVAL);
+    assert_eq!(
+        msg,
+        "invalid cast expression: \"pointer to translated data\" to \"uintptr_t\""
+    );
+    // A struct cast to its own type is itself; to another struct it is invalid.
+    let own = "struct in { int ii; char ic; }; struct in v; \
+               BEGIN { trace(((struct in)v).ii); }";
+    assert!(run(own).is_ok());
+    let other = "struct in { int ii; }; struct other { int ii; }; struct in v; \
+                 BEGIN { trace(((struct other)v).ii); }";
+    assert_eq!(err(other).0, Tag::D_CAST_INVAL);
+}

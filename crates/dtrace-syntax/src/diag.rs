@@ -266,6 +266,10 @@ pub struct Diagnostic {
     /// Reported without a line number (as libdtrace reports errors of code
     /// generation), though the span still places it for the rich form.
     pub lineless: bool,
+    /// dtrace(1)'s line is that of the token after the span: libdtrace gives a
+    /// node the lexer's line when the parser makes it, which for some nodes (a
+    /// cast) is after reading the token that follows them.
+    pub line_after: bool,
 }
 
 impl Diagnostic {
@@ -276,6 +280,7 @@ impl Diagnostic {
             message: message.into(),
             notes: Vec::new(),
             lineless: false,
+            line_after: false,
         }
     }
 
@@ -286,12 +291,19 @@ impl Diagnostic {
             message: message.into(),
             notes: Vec::new(),
             lineless: false,
+            line_after: false,
         }
     }
 
     /// See [`Diagnostic::lineless`].
     pub fn without_line(mut self) -> Diagnostic {
         self.lineless = true;
+        self
+    }
+
+    /// See [`Diagnostic::line_after`].
+    pub fn at_line_after(mut self) -> Diagnostic {
+        self.line_after = true;
         self
     }
 
@@ -320,7 +332,12 @@ pub fn render_dtrace(map: &SourceMap, d: &Diagnostic, opts: RenderOptions) -> St
     let file = d.span.and_then(|s| map.get(s.source).map(|f| (s, f)));
     match file {
         Some((span, f)) => {
-            let line = f.logical_line(span.lo);
+            let at = if d.line_after {
+                next_token(&f.text, span.hi)
+            } else {
+                span.lo
+            };
+            let line = f.logical_line(at);
             match &f.kind {
                 // A line from another file (a cpp #include) names that file,
                 // as dtrace(1) does: `"inc.h", line 3: `.
@@ -352,6 +369,31 @@ pub fn render_dtrace(map: &SourceMap, d: &Diagnostic, opts: RenderOptions) -> St
         }
         None => format!("dtrace: {}{}", tag, d.message),
     }
+}
+
+/// Offset of the first token at or after `from` in `text` (white space and
+/// comments skipped), or the end of the text.
+fn next_token(text: &str, from: u32) -> u32 {
+    let b = text.as_bytes();
+    let mut i = from as usize;
+    while i < b.len() {
+        if b[i].is_ascii_whitespace() {
+            i += 1;
+        } else if b[i..].starts_with(b"/*") {
+            i = match text.get(i + 2..).and_then(|r| r.find("*/")) {
+                Some(n) => i + 2 + n + 2,
+                None => b.len(),
+            };
+        } else if b[i..].starts_with(b"//") {
+            i = match text.get(i..).and_then(|r| r.find('\n')) {
+                Some(n) => i + n,
+                None => b.len(),
+            };
+        } else {
+            break;
+        }
+    }
+    i.min(b.len()) as u32
 }
 
 /// A line marker naming the preprocessor's standard input: the script itself.
@@ -402,6 +444,30 @@ pub fn render_rich(map: &SourceMap, d: &Diagnostic) -> String {
 mod tests {
     use super::*;
     use crate::span::SourceKind;
+
+    #[test]
+    fn line_after_is_the_next_tokens_line() {
+        let mut map = SourceMap::new();
+        let text = "BEGIN\n{\n  x = (int)y /* c */\n\n}\n";
+        let s = map.add(
+            SourceKind::Script {
+                path: "foo.d".into(),
+            },
+            text.into(),
+        );
+        let lo = text.find("(int)").unwrap_or(0) as u32;
+        let hi = lo + "(int)y".len() as u32;
+        let d = Diagnostic::new(Tag::D_CAST_INVAL, Span::new(s, lo, hi), "m");
+        let opts = RenderOptions::default();
+        assert_eq!(
+            render_dtrace(&map, &d, opts),
+            "dtrace: failed to compile script foo.d: line 3: m"
+        );
+        assert_eq!(
+            render_dtrace(&map, &d.at_line_after(), opts),
+            "dtrace: failed to compile script foo.d: line 5: m"
+        );
+    }
 
     #[test]
     fn script_and_specifier_forms() {

@@ -28,7 +28,6 @@ fn syntax_errors() {
         ("BEGIN { a b; }", near("b"), "b"),
         ("BEGIN { a[]; }", near("]"), "]"),
         ("BEGIN { a[1; }", near(";"), ";"),
-        ("BEGIN { x->y(1); }", near("("), "("),
         ("BEGIN { self; }", near(";"), ";"),
         ("BEGIN { self->; }", near(";"), ";"),
         ("BEGIN { this.x; }", near("."), "."),
@@ -71,6 +70,39 @@ fn syntax_errors() {
     for (src, msg, under) in cases {
         check(src, D_SYNTAX, msg, under);
     }
+}
+
+#[test]
+fn only_a_name_is_called() {
+    // `tick-1()` is `tick - 1()`: the arguments are read, then the call refused.
+    let msg = "function designator is not of function type";
+    check("BEGIN { @ = tick-1(); }", D_FUNC_IDENT, msg, "1()");
+    check("BEGIN { x->y(1, 2); }", D_FUNC_IDENT, msg, "x->y(1, 2)");
+    check(
+        "BEGIN { x->y(1 2); }",
+        D_SYNTAX,
+        "syntax error near \"2\"",
+        "2",
+    );
+}
+
+#[test]
+fn a_second_body_for_a_struct_or_union_tag() {
+    // Reported at the second body's `{`, before its members are read (here a
+    // translator whose input is in braces reads as a body for its output type).
+    let msg = "type redeclared: struct out";
+    check(
+        "struct out { int a; }; translator struct out { struct in *p } { a = 1; };",
+        D_DECL_TYPERED,
+        msg,
+        "{",
+    );
+    check(
+        "union u { int a; }; union u { int b; };",
+        D_DECL_TYPERED,
+        "type redeclared: union u",
+        "{",
+    );
 }
 
 #[test]

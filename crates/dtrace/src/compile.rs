@@ -305,7 +305,8 @@ const D_PRAGMAS: &[&str] = &[
 ];
 
 /// Apply `#pragma D option name[=value]` lines (one option each); other known
-/// pragmas are accepted, unknown ones are errors (D_PRAGMA_INVAL).
+/// pragmas are accepted, unknown ones are errors (D_PRAGMA_INVAL), and so is
+/// `depends_on library` in a main program (D_PRAGMA_DEPEND).
 pub fn pragma_options(
     map: &SourceMap,
     program: &Program,
@@ -315,6 +316,15 @@ pub fn pragma_options(
     for item in &program.items {
         let Item::Pragma(p) = item else { continue };
         let first = p.words.first().map(String::as_str).unwrap_or("");
+        if first == "depends_on" && p.words.get(1).is_some_and(|w| w == "library") {
+            // Only a library may name the libraries it needs.
+            let d = Diagnostic::new(
+                Tag::D_PRAGMA_DEPEND,
+                p.span,
+                "main program may not explicitly depend on a library",
+            );
+            return Err(error(map, &d, errtags));
+        }
         if first != "option" {
             if D_PRAGMAS.contains(&first) {
                 continue;

@@ -201,6 +201,87 @@ fn library_deps(items: &[Item]) -> Vec<String> {
         .collect()
 }
 
+/// The library a `depends_on library` pragma names, by path or file name.
+fn find_dep(libs: &[Lib], dep: &str) -> Option<usize> {
+    let base = |n: &str| n.rsplit('/').next().unwrap_or(n).to_string();
+    libs.iter()
+        .position(|l| l.name == dep || base(&l.name) == base(dep))
+}
+
+/// The `depends_on library` pragmas of a parsed library, with their spans.
+fn dep_pragmas(lib: &Lib) -> Vec<(String, dtrace_syntax::Span)> {
+    let Some((_, items)) = &lib.parsed else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Pragma(p) => match p.words.as_slice() {
+                [a, b, name] if a == "depends_on" && b == "library" => Some((name.clone(), p.span)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// Why the libraries' dependencies cannot be met, as dtrace(1) finds when it
+/// loads them: a library that depends on one that does not exist, or a cycle
+/// of dependencies (D_PRAGMA_DEPEND).
+fn dependency_error(libs: &[Lib]) -> Option<dtrace_syntax::Diagnostic> {
+    let depend = |span, msg: String| {
+        dtrace_syntax::Diagnostic::new(dtrace_syntax::Tag::D_PRAGMA_DEPEND, span, msg)
+    };
+    let mut edges: Vec<Vec<(usize, dtrace_syntax::Span)>> = vec![Vec::new(); libs.len()];
+    for (i, lib) in libs.iter().enumerate() {
+        for (dep, span) in dep_pragmas(lib) {
+            match find_dep(libs, &dep) {
+                Some(j) => edges[i].push((j, span)),
+                None => {
+                    return Some(depend(
+                        span,
+                        format!("failed to find library {dep}, a dependency of {}", lib.name),
+                    ))
+                }
+            }
+        }
+    }
+    // Depth-first search; a dependency on a library still being visited closes
+    // a cycle. 0: not seen, 1: on the path, 2: done.
+    fn visit(
+        i: usize,
+        edges: &[Vec<(usize, dtrace_syntax::Span)>],
+        state: &mut [u8],
+    ) -> Option<(usize, dtrace_syntax::Span)> {
+        state[i] = 1;
+        for &(j, span) in &edges[i] {
+            match state[j] {
+                1 => return Some((j, span)),
+                0 => {
+                    if let Some(c) = visit(j, edges, state) {
+                        return Some(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        state[i] = 2;
+        None
+    }
+    let mut state = vec![0u8; libs.len()];
+    for i in 0..libs.len() {
+        if state[i] == 0 {
+            if let Some((j, span)) = visit(i, &edges, &mut state) {
+                return Some(depend(
+                    span,
+                    format!("cyclic dependency on library {}", libs[j].name),
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// `(path, text)` of every user library in `dirs`.
 fn user_libraries(dirs: &[String]) -> Result<Vec<(String, String)>, CompileError> {
     let mut out = Vec::new();
@@ -333,6 +414,9 @@ impl Dtrace {
             let known = known_typedefs(&libs);
             self.parse_library(&mut lib, &known)?;
             libs.push(lib);
+        }
+        if let Some(d) = dependency_error(&libs) {
+            return Err(compile::error(&self.map, &d, self.options.errtags));
         }
         self.libs.libs = Some(libs);
         Ok(())

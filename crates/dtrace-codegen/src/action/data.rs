@@ -37,6 +37,10 @@ impl<'a> Gen<'a> {
         }
         let v = self.expr(e);
         let r = self.get(v, Reg::R2);
+        if matches!(vt, ValueType::String { .. }) && e.ty.is_str() {
+            // Recording NULL reads address 0.
+            self.fault_if_null(r, Reg::R3, false);
+        }
         self.a
             .emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
         match vt {

@@ -6,6 +6,8 @@
 //! A user stack or symbol value starts with the pid of the process whose
 //! addresses follow, so the consumer can resolve them (also after it exits).
 //! User frames come from the kernel's frame-pointer walk of the user stack.
+//! BEGIN and END have no kernel stack (`stackdepth` 0, `caller` 0, `stack()`
+//! empty): DTrace fires them in dtrace's own context, not at a kernel event.
 
 use crate::gen::{Gen, Val, DCTX, FP_CTX, FP_RECORD, FP_SCRATCH};
 use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
@@ -60,6 +62,12 @@ impl<'a> Gen<'a> {
         if user {
             self.store_pid(off);
         }
+        if !user && self.in_dtrace_context() {
+            // BEGIN and END fire in dtrace's own context, as on the probe
+            // itself in DTrace: there is no kernel stack to report.
+            self.a.emit(Insn::mov64_imm(Reg::R0, 0));
+            return off;
+        }
         self.a
             .emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_CTX));
         self.dctx_ptr(Reg::R2, off + lead);
@@ -72,6 +80,16 @@ impl<'a> Gen<'a> {
         self.a.emit(Insn::mov64_imm(Reg::R4, skip));
         self.a.call_helper(helper::GET_STACK);
         off
+    }
+
+    /// Whether every probe of the clause is BEGIN or END (run by dtrace itself,
+    /// not at a kernel event).
+    fn in_dtrace_context(&self) -> bool {
+        !self.probes.is_empty()
+            && self
+                .probes
+                .iter()
+                .all(|p| matches!(p.kind, ProbeKind::Begin | ProbeKind::End))
     }
 
     /// `stack(frames)` / `ustack(frames)`: the address of the gathered frames.

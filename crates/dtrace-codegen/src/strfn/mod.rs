@@ -6,8 +6,8 @@
 //! Semantics (Dynamic Tracing Guide, "Subroutines"): `substr` with a negative index
 //! counts from the end and a negative length stops that many bytes before the end;
 //! `index`/`rindex` return -1 without a match and clamp a negative start to 0;
-//! `strchr`, `strrchr`, `strstr` and `strtok` return NULL (here the empty string,
-//! which compares equal to NULL) when nothing is found; `strtok(NULL, d)` goes on
+//! `strchr`, `strrchr`, `strstr` and `strtok` return NULL when nothing is found
+//! (and a NULL string argument faults, as reading address 0); `strtok(NULL, d)` goes on
 //! with the string of the previous call on this CPU; `lltostr`/`strtoll` take a
 //! base from 2 to 36 (another base is an illegal operation); `basename` and
 //! `dirname` treat trailing slashes as `basename(1)`/`dirname(1)` do.
@@ -139,6 +139,13 @@ impl<'a> Gen<'a> {
     /// `func(args)` of type `ty`.
     pub fn str_fn(&mut self, func: StrFunc, args: &[TExpr], ty: &Ty) -> Val {
         let vals: Vec<Val> = args.iter().map(|a| self.expr(a)).collect();
+        // Reading the characters of NULL reads address 0 (strtok's first argument
+        // aside: NULL there goes on with the previous string).
+        for (i, (a, v)) in args.iter().zip(&vals).enumerate() {
+            if a.ty.is_str() && !(func == StrFunc::Strtok && i == 0) {
+                self.fault_if_null_val(*v);
+            }
+        }
         let caps: Vec<u32> = args.iter().map(|a| str_cap(&a.ty)).collect();
         let v = |i: usize| vals.get(i).copied();
         let cap = |i: usize| caps.get(i).copied().unwrap_or(8);
@@ -187,8 +194,11 @@ impl<'a> Gen<'a> {
                 let last = func == StrFunc::Strrchr;
                 let sub = Subr::FindChr { cs: cap(0), last };
                 self.call_subr(sub, area, &[Buf::Val(s)]);
+                let found = self.keep_word(area, A_0);
                 self.a_set(area, A_1, lim as i32);
-                self.copy_range(area, cd, Buf::Val(s), cap(0))
+                let out = self.copy_range(area, cd, Buf::Val(s), cap(0));
+                self.null_if_negative(out, found);
+                out
             }
             (StrFunc::Index | StrFunc::Rindex | StrFunc::Strstr, Some(s)) => {
                 let t = v(1).unwrap_or(s);
@@ -196,10 +206,13 @@ impl<'a> Gen<'a> {
                 let start = if func == StrFunc::Strstr { None } else { v(2) };
                 self.find_str(area, (s, cap(0)), (t, cap(1)), start, back);
                 if func == StrFunc::Strstr {
+                    let found = self.keep_word(area, A_RESULT);
                     self.a_load(Reg::R0, area, A_RESULT);
                     self.a_store(area, A_0, Reg::R0);
                     self.a_set(area, A_1, lim as i32);
-                    self.copy_range(area, cd, Buf::Val(s), cap(0))
+                    let out = self.copy_range(area, cd, Buf::Val(s), cap(0));
+                    self.null_if_negative(out, found);
+                    out
                 } else {
                     self.area_int(area, A_RESULT, ty)
                 }
@@ -237,6 +250,16 @@ impl<'a> Gen<'a> {
             self.free(v);
         }
         out
+    }
+
+    /// A copy of the area's word `slot` in a temporary of its own; returns the
+    /// temporary's offset.
+    fn keep_word(&mut self, area: u32, slot: i16) -> u32 {
+        let t = self.tmp_str(8);
+        self.a_load(Reg::R0, area, slot);
+        self.a
+            .emit(Insn::stx_mem(Size::DW, DCTX, Reg::R0, t as i16));
+        t
     }
 
     /// A fresh result of capacity `cd` holding `src[A[0] .. A[0] + A[1]]`.

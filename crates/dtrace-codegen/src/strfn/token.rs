@@ -6,7 +6,8 @@
 //! ends at (not after) the delimiter that ends it: the next call skips leading
 //! delimiters of its own set, which may differ.
 //! Delimiters are a 256-bit set built from `delim` ([`Subr::ByteSet`]); tokens
-//! are found with two [`Subr::Span`] scans, as C's `strspn`/`strcspn`.
+//! are found with two [`Subr::Span`] scans, as C's `strspn`/`strcspn`. With no
+//! token left the result is NULL.
 
 use super::subr::{Subr, A_0, A_1, A_RESULT};
 use super::Buf;
@@ -63,6 +64,10 @@ impl<'a> Gen<'a> {
             &[Buf::Tmp(buf)],
         );
         let (none, copy) = (self.a.label(), self.a.label());
+        // Negative when no token is left: the result is then NULL.
+        let flag = self.tmp_str(8);
+        self.a
+            .emit(Insn::st_mem(Size::DW, crate::gen::DCTX, flag as i16, 0));
         self.a_load(Reg::R0, area, A_0);
         self.a_store(area, A_RESULT, Reg::R0);
         self.a_load(Reg::R1, area, A_1);
@@ -93,7 +98,11 @@ impl<'a> Gen<'a> {
             pos as i16,
         ));
         self.a_set(area, A_1, 0);
+        self.a
+            .emit(Insn::st_mem(Size::DW, crate::gen::DCTX, flag as i16, -1));
         self.a.bind(copy);
-        self.copy_range(area, cd, Buf::Tmp(buf), cap)
+        let out = self.copy_range(area, cd, Buf::Tmp(buf), cap);
+        self.null_if_negative(out, flag);
+        out
     }
 }

@@ -189,6 +189,17 @@ impl<'a> Parser<'a> {
             };
             return Ok(BaseType::Enum { tag, values });
         }
+        if let (true, Some(tag)) = (has_body, &tag) {
+            let name = format!("{} {tag}", if k == Kw::Struct { "struct" } else { "union" });
+            if !self.sou_bodies.insert(name.clone()) {
+                let brace = self.peek()?;
+                return Err(Diagnostic::new(
+                    crate::Tag::D_DECL_TYPERED,
+                    brace.span,
+                    format!("type redeclared: {name}"),
+                ));
+            }
+        }
         let members = if has_body {
             Some(self.members()?)
         } else {

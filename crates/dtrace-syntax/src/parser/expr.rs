@@ -358,7 +358,18 @@ impl<'a> Parser<'a> {
         let t = self.peek()?;
         let func = match &e.kind {
             ExprKind::Ident(name) if !name.contains('`') => name.clone(),
-            _ => return Err(self.syntax_error(&t)),
+            ExprKind::Ident(_) => return Err(self.syntax_error(&t)),
+            _ => {
+                // Only a name can be called (`tick-1()` calls `1`): the
+                // arguments are read, then the call refused, as libdtrace does.
+                self.bump()?;
+                self.expr_list(P::RParen)?;
+                return Err(Diagnostic::new(
+                    crate::Tag::D_FUNC_IDENT,
+                    self.span_from(e.span),
+                    "function designator is not of function type",
+                ));
+            }
         };
         self.bump()?;
         let args = self.expr_list(P::RParen)?;

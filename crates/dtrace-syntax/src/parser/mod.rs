@@ -118,6 +118,9 @@ pub(crate) struct Parser<'a> {
     /// End offset of the last consumed token.
     prev_end: u32,
     pub(crate) typedefs: HashSet<String>,
+    /// `struct T` / `union T` given a body so far in this source: another body
+    /// for one is a redeclaration, reported at its `{` as libdtrace does.
+    pub(crate) sou_bodies: HashSet<String>,
     depth: u32,
     /// [`stack_mark`] when parsing started.
     stack_base: usize,
@@ -149,6 +152,7 @@ impl<'a> Parser<'a> {
             mode: Mode::Code,
             prev_end: 0,
             typedefs: HashSet::new(),
+            sou_bodies: HashSet::new(),
             depth: 0,
             stack_base: stack_mark(),
             in_pred: false,

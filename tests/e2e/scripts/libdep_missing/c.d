@@ -1,0 +1,3 @@
+#pragma D depends_on library absent.d
+
+inline int C_VALUE = 3;

@@ -1,0 +1,4 @@
+BEGIN
+{
+	@calls = tick-1();
+}

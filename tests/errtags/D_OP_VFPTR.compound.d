@@ -1,0 +1,6 @@
+int n;
+
+BEGIN
+{
+	n += alloca(8);
+}
