@@ -30,9 +30,17 @@ pub const FLAGS: i16 = -32;
 /// The value a new entry is made from: {time, flags}.
 const NEW: i16 = -64;
 
-/// KEY = {current pid_tgid, raw argument 0 (the lock)}.
+/// KEY = {the current thread, raw argument 0 (the lock)}. A thread is its
+/// pid_tgid, except the idle threads (all pid_tgid 0): their CPU + 1 above
+/// any pid_tgid (tgid < 2^22).
 fn key(a: &mut Asm) {
+    let task = a.label();
     a.call_helper(helper::GET_CURRENT_PID_TGID);
+    a.jmp_imm(JmpOp::Ne, Reg::R0, 0, task);
+    a.call_helper(helper::GET_SMP_PROCESSOR_ID);
+    a.emit(Insn::alu64_imm(AluOp::Add, Reg::R0, 1));
+    a.emit(Insn::alu64_imm(AluOp::Lsh, Reg::R0, 56));
+    a.bind(task);
     a.emit(Insn::stx_mem(Size::DW, Reg::FP, Reg::R0, KEY));
     a.emit(Insn::ldx_mem(Size::DW, Reg::R1, CTX, 0));
     a.emit(Insn::stx_mem(Size::DW, Reg::FP, Reg::R1, KEY + 8));
