@@ -169,7 +169,14 @@ pub struct Layout {
     pub str_cap: u32,
     /// `-x cpu=N`: probes fire only on this CPU.
     pub only_cpu: Option<u32>,
+    /// Lock waits in progress (lockstat on the contention tracepoints), keyed
+    /// by {pid_tgid, lock}: {first contention_begin's time, flags}. Only when
+    /// a probe reads them.
+    pub lockwait: Option<usize>,
 }
+
+/// Lock waits tracked at once (threads contending at the same moment).
+pub const LOCKWAIT_ENTRIES: u32 = 10240;
 
 /// Bytes reserved for spilled temporaries that overflow the stack.
 const SPILL_SLOTS: u32 = 32;
@@ -351,6 +358,20 @@ impl Layout {
         let scratch_size = round8(opts.scratchsize);
         let scratch_data = scratch_top + 16;
         let tmp_area = scratch_data + 2 * scratch_size + 8;
+        let lock_wait = probes.iter().flatten().any(|p| match p.kind {
+            dtrace_sema::ProbeKind::RawSdt { prep, .. } => prep.lock_wait(),
+            _ => false,
+        });
+        let lockwait = lock_wait.then(|| {
+            maps.push(MapSpec::new(
+                "dt_lockwait",
+                MapKind::Hash,
+                16,
+                16,
+                LOCKWAIT_ENTRIES,
+            ));
+            maps.len() - 1
+        });
         let mut l = Layout {
             stack_skip: crate::action::stack::RAW_TP_FRAMES,
             maps,
@@ -391,6 +412,7 @@ impl Layout {
             probe_caps: caps,
             str_cap,
             only_cpu: opts.only_cpu,
+            lockwait,
         };
         l.strtab_bytes.resize(l.zero_size as usize, 0);
         l.null_off = l.zero_size;

@@ -370,6 +370,15 @@ pub fn compile(
         prog.retoff_map = retoff_map;
         programs.push(prog);
     }
+    // lockstat's contention probes read the waits a companion program on
+    // `contention_begin` keeps.
+    if let Some(map) = l.lockwait {
+        let begin = trampoline::rawsdt::LOCK_BEGIN;
+        let funcs = vec![(trampoline::lockwait::begin(&l, map), None)];
+        let attach = Attach::RawTracepoint(begin.to_string());
+        let name = format!("dtrace_{begin}");
+        programs.push(link(name, ProgType::RawTracepoint, attach, funcs, tp));
+    }
     l.finish(tmp_max);
     let desc = describe(tp, probes);
     let var_tables = crate::vartab::tables(tp, &l);

@@ -5,21 +5,29 @@
 //! |---|---|---|
 //! | `start` | `block_rq_issue` | a request is issued to the device driver |
 //! | `done` | `block_rq_complete` | the device has completed (part of) a request |
+//! | `wait-start` | `xfs_buf_iowait` | a thread starts waiting for an XFS buffer's I/O |
+//! | `wait-done` | `xfs_buf_iowait_done` | that thread is done waiting |
 //!
 //! Arguments are DTrace's `bufinfo_t *` and `devinfo_t *`, translated from the
-//! native `struct request *` by `io.d`, and `fileinfo_t *` (from a null
-//! `struct file *`: the block layer does not know the file). `wait-start` and
-//! `wait-done` have no block-layer tracepoint: enabling them is an error that
-//! says so.
+//! native `struct request *` by `io.d` (from the XFS buffer, `struct xfs_buf *`,
+//! by `io_xfs.d`, for the wait probes), and `fileinfo_t *` (from a null
+//! `struct file *`: the block layer does not know the file).
+//!
+//! The block layer has no tracepoint where a thread starts or stops waiting
+//! for its I/O (a waiter sleeps on a completion, seen by no event that names
+//! the I/O). XFS has one pair, around every synchronous buffer I/O (metadata
+//! reads and writes), as Oracle's DTrace uses; they are the wait probes where
+//! the kernel has XFS, and without XFS enabling them is an error saying so.
 
-use crate::kernel_sdt::{xlate, SdtProbe, TableProvider, Unavailable};
+use crate::kernel_sdt::{xlate, Optional, SdtProbe, TableProvider};
 use dtrace_sema::{Prep, Src};
 
 /// The `io` provider.
 pub const PROVIDER: TableProvider = TableProvider {
     name: "io",
     probes: PROBES,
-    unavailable: UNAVAILABLE,
+    unavailable: &[],
+    optional: OPTIONAL,
 };
 
 const REQ: &str = "struct request *";
@@ -51,14 +59,43 @@ pub const PROBES: &[SdtProbe] = &[
     },
 ];
 
-pub const UNAVAILABLE: &[Unavailable] = &[
-    Unavailable {
-        name: "wait-start",
-        why: "no block-layer tracepoint fires when a thread starts waiting for an I/O",
+const XFS_BUF: &str = "struct xfs_buf *";
+
+const XFS_ARGS: &[crate::kernel_sdt::Arg] = &[
+    xlate(XFS_BUF, "bufinfo_t *", 0),
+    xlate(XFS_BUF, "devinfo_t *", 0),
+    xlate("struct file *", "fileinfo_t *", 1),
+];
+
+/// `xfs_buf_iowait(bp, caller_ip)` and `xfs_buf_iowait_done(bp, caller_ip)`.
+const XFS_PREP: Prep = Prep {
+    syscalls: &[],
+    tests: &[],
+    args: &[Src::Raw(0), Src::Zero],
+};
+
+pub const OPTIONAL: &[Optional] = &[
+    Optional {
+        probe: SdtProbe {
+            name: "wait-start",
+            tp: "xfs_buf_iowait",
+            prep: XFS_PREP,
+            args: XFS_ARGS,
+        },
+        group: "xfs",
+        missing: "built on XFS's xfs_buf_iowait tracepoint (the block layer has no event \
+                  where a thread starts waiting for an I/O), and this kernel has no XFS",
     },
-    Unavailable {
-        name: "wait-done",
-        why: "no block-layer tracepoint fires when a thread is done waiting for an I/O",
+    Optional {
+        probe: SdtProbe {
+            name: "wait-done",
+            tp: "xfs_buf_iowait_done",
+            prep: XFS_PREP,
+            args: XFS_ARGS,
+        },
+        group: "xfs",
+        missing: "built on XFS's xfs_buf_iowait_done tracepoint (the block layer has no \
+                  event where a thread is done waiting for an I/O), and this kernel has no XFS",
     },
 ];
 
@@ -69,7 +106,9 @@ mod tests {
 
     #[test]
     fn table_is_consistent() {
-        crate::kernel_sdt::check_table(PROBES, UNAVAILABLE);
+        crate::kernel_sdt::check_table(PROBES, &[]);
+        let optional: Vec<SdtProbe> = OPTIONAL.iter().map(|o| o.probe).collect();
+        crate::kernel_sdt::check_table(&optional, &[]);
         let start = PROVIDER
             .list()
             .into_iter()

@@ -68,6 +68,25 @@ pub struct SdtProbe {
     pub args: &'static [Arg],
 }
 
+/// A probe built on a tracepoint that only some kernels have (a file system's,
+/// a driver's): listed when tracefs has `events/<group>/<tp>`, else unavailable
+/// for the reason `missing` gives.
+#[derive(Debug, Clone, Copy)]
+pub struct Optional {
+    pub probe: SdtProbe,
+    pub group: &'static str,
+    pub missing: &'static str,
+}
+
+impl Optional {
+    /// Whether this kernel has the tracepoint (one `stat` of its tracefs directory).
+    fn present(&self) -> bool {
+        dtrace_sys::tracefs::Tracefs::find()
+            .map(|t| t.has_event(self.group, self.probe.tp))
+            .unwrap_or(false)
+    }
+}
+
 /// A probe DTrace documents that this provider cannot offer, and why.
 #[derive(Debug, Clone, Copy)]
 pub struct Unavailable {
@@ -110,6 +129,8 @@ pub struct TableProvider {
     pub probes: &'static [SdtProbe],
     /// Probes DTrace documents that have no faithful kernel event here.
     pub unavailable: &'static [Unavailable],
+    /// Probes on tracepoints some kernels lack.
+    pub optional: &'static [Optional],
 }
 
 impl Provider for TableProvider {
@@ -122,11 +143,20 @@ impl Provider for TableProvider {
     }
 
     fn list(&self) -> Vec<ProbeTemplate> {
-        list(self.probes)
+        let mut all = list(self.probes);
+        for o in self.optional.iter().filter(|o| o.present()) {
+            all.extend(list(std::slice::from_ref(&o.probe)));
+        }
+        all
     }
 
     fn unavailable(&self, name: &str) -> Option<&'static str> {
-        why(self.unavailable, name)
+        why(self.unavailable, name).or_else(|| {
+            self.optional
+                .iter()
+                .find(|o| o.probe.name == name && !o.present())
+                .map(|o| o.missing)
+        })
     }
 }
 

@@ -632,7 +632,13 @@ mod tests {
             c.matches(&ProbeDesc::parse("sched:::*-cpu").unwrap()).len(),
             3
         );
-        assert_eq!(c.matches(&ProbeDesc::parse("io:::").unwrap()).len(), 2);
+        // start and done always; wait-start and wait-done where XFS is.
+        let xfs = dtrace_sys::tracefs::Tracefs::find()
+            .is_ok_and(|t| t.has_event("xfs", "xfs_buf_iowait"));
+        let io = c.matches(&ProbeDesc::parse("io:::").unwrap()).len();
+        assert_eq!(io, if xfs { 4 } else { 2 });
+        let wait = ProbeDesc::parse("io:::wait-start").unwrap();
+        assert_eq!(c.unavailable(&wait).is_some(), !xfs);
         let tick = ProbeDesc::parse("sched:::tick").unwrap();
         assert!(c.matches(&tick).is_empty());
         assert!(c.unavailable(&tick).is_some_and(|w| w.contains("tick")));

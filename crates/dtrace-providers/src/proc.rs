@@ -36,6 +36,7 @@ pub const PROVIDER: TableProvider = TableProvider {
     name: "proc",
     probes: PROBES,
     unavailable: UNAVAILABLE,
+    optional: &[],
 };
 
 /// x86_64 system-call numbers.

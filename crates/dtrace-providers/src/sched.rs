@@ -28,6 +28,7 @@ pub const PROVIDER: TableProvider = TableProvider {
     name: "sched",
     probes: PROBES,
     unavailable: UNAVAILABLE,
+    optional: &[],
 };
 
 const TASK: &str = "struct task_struct *";

@@ -62,6 +62,8 @@ pub use actions_ctl::{
 pub use check::{check, check_with};
 pub use ir::*;
 pub use options::{CompileOptions, KernelOffsets};
-pub use probe::{ArgDesc, Cmp, FieldKind, Prep, ProbeInfo, ProbeKind, RecordField, Src, Test};
+pub use probe::{
+    ArgDesc, Cmp, FieldKind, Prep, ProbeInfo, ProbeKind, RecordField, Src, Test, LOCK_SLEPT,
+};
 pub use proto::is_d_identifier;
 pub use symbols::{KernelSymbols, NoSymbols};

@@ -88,6 +88,8 @@ pub enum Cmp {
 pub enum Src {
     /// Raw tracepoint argument `i` (the tracepoint's prototype order).
     Raw(u8),
+    /// Raw tracepoint argument `i`, a C `int`: its low 32 bits, sign-extended.
+    RawInt(u8),
     /// The 64-bit word raw argument `i` points to (read from kernel memory).
     Deref(u8),
     /// System-call argument `i` (`sys_enter`: from the `pt_regs` in raw argument 0).
@@ -109,7 +111,29 @@ pub enum Src {
     /// a thread group dies of a fatal signal is that signal (the group's exit
     /// code), and 0 when the group dies by exit or exec (no signal).
     DeliveredSignal,
+    /// At `contention_end`: nanoseconds since this thread's first
+    /// `contention_begin` on the lock (kept per thread and lock by a companion
+    /// program on `contention_begin`).
+    LockWait,
+    /// At `contention_end`: the `LCB_F_*` flags of every `contention_begin` of
+    /// that wait, or'd, with [`LOCK_SLEPT`] when one of them was not a spin.
+    LockFlags,
+    /// At `contention_end`: 1 when the wait was for a read lock, else 0
+    /// (DTrace's `RW_READER` and `RW_WRITER`).
+    LockReader,
     Zero,
+}
+
+/// A bit of [`Src::LockFlags`]: the waiter blocked (a `contention_begin`
+/// without `LCB_F_SPIN`), rather than only spinning.
+pub const LOCK_SLEPT: i32 = 1 << 30;
+
+impl Prep {
+    /// Whether the probe reads a lock wait's state (`Src::Lock*`).
+    pub fn lock_wait(&self) -> bool {
+        let lock = |s: &Src| matches!(s, Src::LockWait | Src::LockFlags | Src::LockReader);
+        self.args.iter().any(lock) || self.tests.iter().any(|t| lock(&t.value))
+    }
 }
 
 /// One argument of a probe, as libdtrace's argument description: `args[i]` has

@@ -393,10 +393,14 @@ impl Dtrace {
             if !named {
                 continue;
             }
+            // A translated argument needs its output type's library and the
+            // translator's, named by the native type (`struct xfs_buf *`).
             for a in &p.args {
                 if let Some(x) = a.xlate.as_deref() {
-                    if !types.contains(&x) {
-                        types.push(x);
+                    for t in [x, a.native.as_str()] {
+                        if !types.contains(&t) {
+                            types.push(t);
+                        }
                     }
                 }
             }
@@ -674,6 +678,19 @@ impl Dtrace {
 
     /// Load maps and programs into the kernel; nothing fires until `Session::go`.
     pub fn exec(mut self) -> Result<Session, ExecError> {
+        // A provider that cannot enable its probes on this kernel (fbt without
+        // fentry or kprobes, cpc without hardware counters) says why before any
+        // code is generated: a glob such as `fbt::vfs_*:entry` matches hundreds
+        // of functions, each of which would otherwise get its own program first.
+        if let Some((_, features)) = &self.kernel {
+            let enabled: Vec<ProbeInfo> = self.clause_probes.iter().flatten().cloned().collect();
+            if let Some(why) = self.catalog.refusal(&enabled, features) {
+                return Err(ExecError {
+                    message: format!("dtrace: could not enable tracing: {why}"),
+                    detail: None,
+                });
+            }
+        }
         let compiled = self.generate().map_err(|e| ExecError {
             message: e.message,
             detail: None,
@@ -695,17 +712,6 @@ impl Dtrace {
         if writes_user && !self.options.destructive {
             return Err(ExecError {
                 message: "dtrace: could not enable tracing: Destructive actions not allowed".into(),
-                detail: None,
-            });
-        }
-        // A provider that cannot enable its probes on this kernel (fbt without
-        // fentry or kprobes, cpc without hardware counters) says why, before
-        // anything is loaded.
-        let enabled: Vec<ProbeInfo> = self.clause_probes.iter().flatten().cloned().collect();
-        if let Some(why) = self.catalog.refusal(&enabled, &features) {
-            self.kernel = Some((sys, features));
-            return Err(ExecError {
-                message: format!("dtrace: could not enable tracing: {why}"),
                 detail: None,
             });
         }

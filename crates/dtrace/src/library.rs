@@ -8,6 +8,9 @@
 //!   `curpsinfo`, `curlwpsinfo`, and `cpuinfo_t` from a task for `sched`),
 //!   `cpuinfo.d` (`curcpu`, `pset`, `chip`, `lgrp`), `io.d` (`bufinfo_t`,
 //!   `devinfo_t`, `fileinfo_t` and their translators from the block layer),
+//!   `io_xfs.d` (the translators from XFS buffers of `io:::wait-start` and
+//!   `wait-done`, loaded with the struct they read: a kernel without XFS
+//!   never loads it),
 //!   `regs.d` (the `R_*` register numbers of `uregs[]`).
 //!   A provider whose arguments are translated (`proc`, `sched`, `io`) loads
 //!   the library defining their types when a program names it. `net.d` holds
@@ -41,6 +44,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("cpuinfo.d", include_str!("../lib/cpuinfo.d")),
     ("procfs.d", include_str!("../lib/procfs.d")),
     ("io.d", include_str!("../lib/io.d")),
+    ("io_xfs.d", include_str!("../lib/io_xfs.d")),
     ("net.d", include_str!("../lib/net.d")),
     ("regs.d", include_str!("../lib/regs.d")),
 ];

@@ -6,6 +6,7 @@
 pub mod args;
 pub mod dtrace;
 pub mod kprobe;
+pub mod lockwait;
 pub mod profile;
 pub mod rawsdt;
 pub mod syscall;

@@ -6,10 +6,11 @@
 //!
 //! The context is the raw tracepoint's `u64 args[]`; for `sys_enter`/`sys_exit`
 //! argument 0 is the `pt_regs` of the system call (x86_64 offsets below) and
-//! argument 1 the syscall number (enter) or return value (exit).
+//! argument 1 the syscall number (enter) or return value (exit). At
+//! `contention_end` the lock wait is taken out of its map first (`lockwait`).
 
 use super::{cpu_check, dctx_lookup, dispatch, epilogue, set_probe, state_check, Dispatch};
-use super::{CTX, DC, ENTRY};
+use super::{lockwait, CTX, DC, ENTRY};
 use crate::asm::{Asm, Label};
 use crate::layout::{self, Layout};
 use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
@@ -21,6 +22,11 @@ const PT_ARGS: [i32; 6] = [112, 104, 96, 56, 72, 64];
 const PT_ORIG_AX: i32 = 120;
 /// The frame slot helpers read into.
 const FP_TMP: i16 = -16;
+
+/// The raw tracepoint where a lock wait ends (`lockstat`'s contention probes).
+pub const LOCK_END: &str = "contention_end";
+/// The raw tracepoint where one begins.
+pub const LOCK_BEGIN: &str = "contention_begin";
 
 /// SIGKILL's number.
 const SIGKILL: i32 = 9;
@@ -45,6 +51,10 @@ pub fn build(l: &Layout, tp: &str, probes: &[Served], args: bool, k: KernelOffse
         _ => None,
     };
     a.emit(Insn::mov64_reg(CTX, Reg::R1));
+    // The lock wait ends here whether or not a probe fires: take it first.
+    if let (LOCK_END, Some(map)) = (tp, l.lockwait) {
+        lockwait::take(&mut a, map, out);
+    }
     state_check(&mut a, l, out);
     cpu_check(&mut a, l, out);
     dctx_lookup(&mut a, l, out);
@@ -121,6 +131,11 @@ fn read_kernel(a: &mut Asm, size: i32, addr: impl FnOnce(&mut Asm)) {
 fn load(a: &mut Asm, src: Src, k: KernelOffsets) {
     match src {
         Src::Raw(i) => a.emit(Insn::ldx_mem(Size::DW, Reg::R1, CTX, 8 * i16::from(i))),
+        Src::RawInt(i) => {
+            a.emit(Insn::ldx_mem(Size::DW, Reg::R1, CTX, 8 * i16::from(i)));
+            a.emit(Insn::alu64_imm(AluOp::Lsh, Reg::R1, 32));
+            a.emit(Insn::alu64_imm(AluOp::Arsh, Reg::R1, 32));
+        }
         Src::Deref(i) => {
             read_kernel(a, 8, |a| {
                 a.emit(Insn::ldx_mem(Size::DW, Reg::R3, CTX, 8 * i16::from(i)))
@@ -159,6 +174,9 @@ fn load(a: &mut Asm, src: Src, k: KernelOffsets) {
         }
         Src::ExitReason => exit_reason(a, k),
         Src::DeliveredSignal => delivered_signal(a, k),
+        Src::LockWait => a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, lockwait::WAITED)),
+        Src::LockFlags => a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, lockwait::FLAGS)),
+        Src::LockReader => lockwait::reader(a),
         Src::Zero => a.emit(Insn::mov64_imm(Reg::R1, 0)),
     }
 }

@@ -35,6 +35,60 @@ const SYSCALLS: &[(&str, u32)] = &[
     ("getuid", 102),
 ];
 
+/// lockstat's contention probes as its provider defines them (at
+/// `contention_end`, told apart by the wait's flags: `LCB_F_SPIN` 1,
+/// `LCB_F_MUTEX` 32), for the lock-wait tests.
+fn lockstat(name: &str) -> Option<ProbeInfo> {
+    use dtrace_sema::{Cmp, Prep, Src, Test, LOCK_SLEPT};
+    const fn flags(op: Cmp, imm: i32) -> Test {
+        Test {
+            value: Src::LockFlags,
+            op,
+            imm,
+        }
+    }
+    const GOT: Test = Test {
+        value: Src::Raw(1),
+        op: Cmp::Eq,
+        imm: 0,
+    };
+    const BLOCK: Prep = Prep {
+        syscalls: &[],
+        tests: &[flags(Cmp::Set, 32), flags(Cmp::Set, LOCK_SLEPT), GOT],
+        args: &[Src::Raw(0), Src::LockWait],
+    };
+    const SPIN: Prep = Prep {
+        syscalls: &[],
+        tests: &[flags(Cmp::Set, 1), flags(Cmp::Clear, 62 | LOCK_SLEPT), GOT],
+        args: &[Src::Raw(0), Src::LockWait],
+    };
+    const ERROR: Prep = Prep {
+        syscalls: &[],
+        tests: &[
+            flags(Cmp::Set, 32),
+            Test {
+                value: Src::Raw(1),
+                op: Cmp::Ne,
+                imm: 0,
+            },
+        ],
+        args: &[Src::Raw(0), Src::RawInt(1)],
+    };
+    let (id, prep) = match name {
+        "adaptive-block" => (30, BLOCK),
+        "spin-spin" => (31, SPIN),
+        "adaptive-acquire-error" => (32, ERROR),
+        _ => return None,
+    };
+    let kind = ProbeKind::RawSdt {
+        tp: "contention_end",
+        prep,
+    };
+    let mut p = probe(id, "lockstat", "", name, kind);
+    p.args = dtrace_sema::ArgDesc::natives(&["uint64_t", "int64_t"]);
+    Some(p)
+}
+
 /// A tiny stand-in for the providers: resolves the probe descriptions the tests use.
 pub fn resolve(desc: &str) -> Vec<ProbeInfo> {
     let parts: Vec<&str> = desc.split(':').collect();
@@ -88,6 +142,7 @@ pub fn resolve(desc: &str) -> Vec<ProbeInfo> {
             p.args = dtrace_sema::ArgDesc::natives(&["int", "long"]);
             vec![p]
         }
+        ("lockstat", n) => lockstat(n).into_iter().collect(),
         ("profile", n) if n.starts_with("tick-") => {
             vec![probe(
                 10,
