@@ -1,0 +1,140 @@
+//! The consumer's view of the aggregations between `aggrate` ticks.
+//!
+//! DTrace reads (snapshots) aggregations at most once per `aggrate` period;
+//! `printa()` prints the latest snapshot, so several `printa()`s between two
+//! ticks print the same values (Dynamic Tracing Guide, "Options and
+//! Tunables": `aggrate`, "Rate of aggregation reading"). The work loop takes
+//! the snapshot when a period has passed; what reads an aggregation before the
+//! first snapshot, or after `clear()`/`trunc()` changed it, reads the kernel.
+
+use dtrace_consumer::AggSource;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+type Rows = Vec<(Vec<u8>, Vec<Vec<u8>>)>;
+
+/// The last snapshot of the aggregations `printa()` prints.
+#[derive(Debug)]
+pub(crate) struct AggCache {
+    period: Duration,
+    /// The aggregations some `printa()` prints (only those are read per tick).
+    printed: Vec<u32>,
+    taken: Option<Instant>,
+    rows: BTreeMap<u32, Rows>,
+}
+
+impl AggCache {
+    /// A cache refreshed every `period`, for the aggregations `printed`.
+    pub(crate) fn new(period: Duration, printed: Vec<u32>) -> AggCache {
+        AggCache {
+            period,
+            printed,
+            taken: None,
+            rows: BTreeMap::new(),
+        }
+    }
+
+    /// Whether a snapshot is due at `now`.
+    pub(crate) fn due(&self, now: Instant) -> bool {
+        !self.printed.is_empty()
+            && self
+                .taken
+                .map_or(true, |t| now.saturating_duration_since(t) >= self.period)
+    }
+
+    /// Takes the snapshot: reads every printed aggregation from `source`.
+    pub(crate) fn snap(&mut self, now: Instant, source: &mut dyn AggSource) {
+        self.taken = Some(now);
+        for &id in &self.printed {
+            self.rows.insert(id, source.snapshot(id));
+        }
+    }
+
+    /// Forgets the snapshot (tracing stopped: END and the final output read
+    /// the aggregations as they are).
+    pub(crate) fn invalidate(&mut self) {
+        self.rows.clear();
+    }
+
+    /// An [`AggSource`] that answers from the snapshot, and otherwise from `source`.
+    pub(crate) fn view<'a>(&'a mut self, source: &'a mut dyn AggSource) -> CachedAggs<'a> {
+        CachedAggs {
+            cache: self,
+            source,
+        }
+    }
+}
+
+/// Reads through an [`AggCache`].
+pub(crate) struct CachedAggs<'a> {
+    cache: &'a mut AggCache,
+    source: &'a mut dyn AggSource,
+}
+
+impl AggSource for CachedAggs<'_> {
+    fn snapshot(&mut self, agg_id: u32) -> Rows {
+        match self.cache.rows.get(&agg_id) {
+            Some(rows) => rows.clone(),
+            None => self.source.snapshot(agg_id),
+        }
+    }
+
+    fn clear(&mut self, agg_id: u32) {
+        self.cache.rows.remove(&agg_id);
+        self.source.clear(agg_id);
+    }
+
+    fn remove(&mut self, agg_id: u32, key: &[u8]) {
+        self.cache.rows.remove(&agg_id);
+        self.source.remove(agg_id, key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An aggregation whose single value counts the reads.
+    struct Counter(u8);
+
+    impl AggSource for Counter {
+        fn snapshot(&mut self, _agg_id: u32) -> Rows {
+            self.0 += 1;
+            vec![(vec![0], vec![vec![self.0]])]
+        }
+        fn clear(&mut self, _agg_id: u32) {
+            self.0 = 0;
+        }
+        fn remove(&mut self, _agg_id: u32, _key: &[u8]) {}
+    }
+
+    #[test]
+    fn reads_once_per_period() {
+        let t0 = Instant::now();
+        let mut c = AggCache::new(Duration::from_secs(4), vec![1]);
+        let mut k = Counter(0);
+        assert!(c.due(t0));
+        c.snap(t0, &mut k);
+        // Between ticks every read sees the snapshot.
+        for _ in 0..3 {
+            assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![1]);
+        }
+        assert!(!c.due(t0 + Duration::from_secs(3)));
+        assert!(c.due(t0 + Duration::from_secs(4)));
+        c.snap(t0 + Duration::from_secs(4), &mut k);
+        assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![2]);
+        // An aggregation no printa() prints is read when asked.
+        assert_eq!(c.view(&mut k).snapshot(2)[0].1[0], vec![3]);
+        // clear() drops the snapshot of that aggregation.
+        c.view(&mut k).clear(1);
+        assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![1]);
+        c.invalidate();
+        assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![2]);
+    }
+
+    #[test]
+    fn nothing_to_read_without_printa() {
+        let c = AggCache::new(Duration::from_millis(1), Vec::new());
+        assert!(!c.due(Instant::now()));
+    }
+}
