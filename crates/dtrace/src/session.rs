@@ -65,7 +65,7 @@ pub struct Session {
     export: Option<crate::metrics::Exporters>,
     /// Records read from the ring buffer and not yet consumed: a handler that
     /// breaks leaves the rest for the next call.
-    pending: VecDeque<Vec<u8>>,
+    pending: Pending,
     /// The last read found records: read again soon (see [`BUSY_WAIT`]).
     busy: bool,
     /// What `printa()` prints between two `aggrate` ticks.
@@ -77,6 +77,26 @@ pub struct Session {
     filled: bool,
     /// `bufresize=auto` made each CPU's principal buffer this small.
     buffer_lowered: Option<u64>,
+}
+
+/// Records read from the ring buffer and not yet consumed, copied one after
+/// another into one buffer that keeps its capacity (a record costs no
+/// allocation of its own).
+#[derive(Debug, Default)]
+struct Pending {
+    bytes: Vec<u8>,
+    /// Each record's start and length in `bytes`, oldest first.
+    spans: VecDeque<(usize, usize)>,
+}
+
+impl Pending {
+    fn push(&mut self, r: &[u8]) {
+        if self.spans.is_empty() {
+            self.bytes.clear();
+        }
+        self.spans.push_back((self.bytes.len(), r.len()));
+        self.bytes.extend_from_slice(r);
+    }
 }
 
 /// A closure as an [`Output`]: it sees every event until it returns
@@ -229,7 +249,7 @@ impl Session {
             stopped: false,
             export_options: options.clone(),
             export: None,
-            pending: VecDeque::new(),
+            pending: Pending::default(),
             busy: false,
             agg_cache,
             held,
@@ -278,8 +298,12 @@ impl Session {
             .poll(|r| {
                 read = true;
                 match held {
-                    Some(h) => pending.extend(h.take(r.to_vec())),
-                    None => pending.push_back(r.to_vec()),
+                    Some(h) => {
+                        if let Some(r) = h.take(r.to_vec()) {
+                            pending.push(&r);
+                        }
+                    }
+                    None => pending.push(r),
                 }
             })
             .map_err(exec_error)?;
@@ -287,12 +311,13 @@ impl Session {
         if !self.stopped && self.held.is_some() {
             self.check_held()?;
         }
-        while let Some(r) = self.pending.pop_front() {
+        while let Some((at, len)) = self.pending.spans.pop_front() {
+            let r = self.pending.bytes.get(at..at + len).unwrap_or_default();
             let mut kernel = Aggs(&self.rt);
             let mut aggs = self.agg_cache.view(&mut kernel);
             match self
                 .consumer
-                .record(&r, &mut &mut *output, &mut aggs)
+                .record(r, &mut &mut *output, &mut aggs)
                 .map_err(consume_error)?
             {
                 // Every exit() record sets the status dtrace(1) exits with, so an
@@ -367,8 +392,13 @@ impl Session {
     /// Hands every held record to the consumer, before any read later.
     fn release_held(&mut self) {
         if let Some(h) = &mut self.held {
-            let mut all: VecDeque<Vec<u8>> = h.release().into();
-            all.append(&mut self.pending);
+            let mut all = Pending::default();
+            for r in h.release() {
+                all.push(&r);
+            }
+            for &(at, len) in &self.pending.spans {
+                all.push(self.pending.bytes.get(at..at + len).unwrap_or_default());
+            }
             self.pending = all;
         }
     }
@@ -470,7 +500,7 @@ impl Session {
     where
         F: FnMut(&Event) -> ControlFlow<()>,
     {
-        if self.pending.is_empty() {
+        if self.pending.spans.is_empty() {
             let timeout = if self.follow.is_some() {
                 timeout.min(BUSY_WAIT)
             } else {
