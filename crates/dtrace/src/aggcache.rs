@@ -3,9 +3,12 @@
 //! DTrace reads (snapshots) aggregations at most once per `aggrate` period;
 //! `printa()` prints the latest snapshot, so several `printa()`s between two
 //! ticks print the same values (Dynamic Tracing Guide, "Options and
-//! Tunables": `aggrate`, "Rate of aggregation reading"). The work loop takes
-//! the snapshot when a period has passed; what reads an aggregation before the
-//! first snapshot, or after `clear()`/`trunc()` changed it, reads the kernel.
+//! Tunables": `aggrate`, "Rate of aggregation reading"). As in dtrace(1), the
+//! first snapshot is taken at the first regular buffer read (one `switchrate`
+//! period after tracing starts), then one per period; the work loop takes
+//! them. What reads an aggregation before the first snapshot (a record that
+//! woke the consumer early, such as exit()'s), or after `clear()`/`trunc()`
+//! changed it, reads the kernel.
 
 use dtrace_consumer::AggSource;
 use std::collections::BTreeMap;
@@ -19,6 +22,8 @@ pub(crate) struct AggCache {
     period: Duration,
     /// The aggregations some `printa()` prints (only those are read per tick).
     printed: Vec<u32>,
+    /// When the first snapshot is due (set when tracing starts).
+    first: Option<Instant>,
     taken: Option<Instant>,
     rows: BTreeMap<u32, Rows>,
 }
@@ -29,17 +34,26 @@ impl AggCache {
         AggCache {
             period,
             printed,
+            first: None,
             taken: None,
             rows: BTreeMap::new(),
         }
     }
 
+    /// Tracing started: the first snapshot is due at `first`.
+    pub(crate) fn arm(&mut self, first: Instant) {
+        self.first = Some(first);
+    }
+
     /// Whether a snapshot is due at `now`.
     pub(crate) fn due(&self, now: Instant) -> bool {
-        !self.printed.is_empty()
-            && self
-                .taken
-                .map_or(true, |t| now.saturating_duration_since(t) >= self.period)
+        if self.printed.is_empty() {
+            return false;
+        }
+        match self.taken {
+            Some(t) => now.saturating_duration_since(t) >= self.period,
+            None => self.first.is_some_and(|f| now >= f),
+        }
     }
 
     /// Takes the snapshot: reads every printed aggregation from `source`.
@@ -113,7 +127,14 @@ mod tests {
         let t0 = Instant::now();
         let mut c = AggCache::new(Duration::from_secs(4), vec![1]);
         let mut k = Counter(0);
-        assert!(c.due(t0));
+        // Not before tracing starts, nor before the first read is due.
+        assert!(!c.due(t0));
+        c.arm(t0 + Duration::from_millis(100));
+        assert!(!c.due(t0));
+        // Before the first snapshot, reads see the kernel.
+        assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![1]);
+        k.0 = 0;
+        assert!(c.due(t0 + Duration::from_millis(100)));
         c.snap(t0, &mut k);
         // Between ticks every read sees the snapshot.
         for _ in 0..3 {
@@ -134,7 +155,9 @@ mod tests {
 
     #[test]
     fn nothing_to_read_without_printa() {
-        let c = AggCache::new(Duration::from_millis(1), Vec::new());
-        assert!(!c.due(Instant::now()));
+        let mut c = AggCache::new(Duration::from_millis(1), Vec::new());
+        let now = Instant::now();
+        c.arm(now);
+        assert!(!c.due(now));
     }
 }

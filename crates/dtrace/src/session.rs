@@ -455,6 +455,14 @@ impl Session {
                 detail: None,
             });
         }
+        // dtrace(1) reads its buffers first one `switchrate` period after
+        // tracing starts, and takes the first aggregation snapshot then.
+        let switch = Duration::from_nanos(
+            self.export_options
+                .switchrate_ns
+                .unwrap_or(1_000_000_000 / self.export_options.switchrate_hz.max(1)),
+        );
+        self.agg_cache.arm(std::time::Instant::now() + switch);
         self.rt.begin().map_err(exec_error)?;
         if !self.rt.exiting().map_err(exec_error)? {
             self.rt.attach().map_err(exec_error)?;
