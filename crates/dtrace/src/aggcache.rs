@@ -24,6 +24,9 @@ pub(crate) struct AggCache {
     printed: Vec<u32>,
     /// When the first snapshot is due (set when tracing starts).
     first: Option<Instant>,
+    /// The `switchrate` period: a read that comes early (a record woke the
+    /// consumer) takes the snapshot the next regular read would take.
+    slack: Duration,
     taken: Option<Instant>,
     rows: BTreeMap<u32, Rows>,
 }
@@ -35,14 +38,17 @@ impl AggCache {
             period,
             printed,
             first: None,
+            slack: Duration::ZERO,
             taken: None,
             rows: BTreeMap::new(),
         }
     }
 
-    /// Tracing started: the first snapshot is due at `first`.
-    pub(crate) fn arm(&mut self, first: Instant) {
+    /// Tracing started: the first snapshot is due at `first`, and buffers
+    /// are read regularly every `switch`.
+    pub(crate) fn arm(&mut self, first: Instant, switch: Duration) {
         self.first = Some(first);
+        self.slack = switch;
     }
 
     /// Whether a snapshot is due at `now`.
@@ -51,7 +57,7 @@ impl AggCache {
             return false;
         }
         match self.taken {
-            Some(t) => now.saturating_duration_since(t) >= self.period,
+            Some(t) => now.saturating_duration_since(t) >= self.period.saturating_sub(self.slack),
             None => self.first.is_some_and(|f| now >= f),
         }
     }
@@ -129,7 +135,7 @@ mod tests {
         let mut k = Counter(0);
         // Not before tracing starts, nor before the first read is due.
         assert!(!c.due(t0));
-        c.arm(t0 + Duration::from_millis(100));
+        c.arm(t0 + Duration::from_millis(100), Duration::from_millis(100));
         assert!(!c.due(t0));
         // Before the first snapshot, reads see the kernel.
         assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![1]);
@@ -140,7 +146,9 @@ mod tests {
         for _ in 0..3 {
             assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![1]);
         }
-        assert!(!c.due(t0 + Duration::from_secs(3)));
+        assert!(!c.due(t0 + Duration::from_millis(3800)));
+        // Due a switchrate period early: the next regular read would take it.
+        assert!(c.due(t0 + Duration::from_millis(3900)));
         assert!(c.due(t0 + Duration::from_secs(4)));
         c.snap(t0 + Duration::from_secs(4), &mut k);
         assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![2]);
@@ -157,7 +165,7 @@ mod tests {
     fn nothing_to_read_without_printa() {
         let mut c = AggCache::new(Duration::from_millis(1), Vec::new());
         let now = Instant::now();
-        c.arm(now);
+        c.arm(now, Duration::ZERO);
         assert!(!c.due(now));
     }
 }

@@ -462,7 +462,8 @@ impl Session {
                 .switchrate_ns
                 .unwrap_or(1_000_000_000 / self.export_options.switchrate_hz.max(1)),
         );
-        self.agg_cache.arm(std::time::Instant::now() + switch);
+        self.agg_cache
+            .arm(std::time::Instant::now() + switch, switch);
         self.rt.begin().map_err(exec_error)?;
         if !self.rt.exiting().map_err(exec_error)? {
             self.rt.attach().map_err(exec_error)?;
