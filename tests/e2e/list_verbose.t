@@ -6,9 +6,9 @@ stdout:
     1     dtrace                                                     BEGIN
 
 	Probe Description Attributes
-		Identifier Names: Private
-		Data Semantics:   Private
-		Dependency Class: Unknown
+		Identifier Names: Stable
+		Data Semantics:   Stable
+		Dependency Class: Common
 
 	Argument Attributes
 		Identifier Names: Stable

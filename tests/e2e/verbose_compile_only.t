@@ -6,9 +6,9 @@ stdout:
 Stability attributes for description BEGIN, profile:::tick-1s :
 
 	Minimum Probe Description Attributes
-		Identifier Names: Private
-		Data Semantics:   Private
-		Dependency Class: Unknown
+		Identifier Names: Unstable
+		Data Semantics:   Unstable
+		Dependency Class: Common
 
 	Minimum Statement Attributes
 		Identifier Names: Stable
@@ -18,9 +18,9 @@ Stability attributes for description BEGIN, profile:::tick-1s :
 :::BEGIN
 
 	Probe Description Attributes
-		Identifier Names: Private
-		Data Semantics:   Private
-		Dependency Class: Unknown
+		Identifier Names: Unstable
+		Data Semantics:   Unstable
+		Dependency Class: Common
 
 	Argument Attributes
 		Identifier Names: Stable
@@ -34,9 +34,9 @@ Stability attributes for description BEGIN, profile:::tick-1s :
 profile:::tick-1s
 
 	Probe Description Attributes
-		Identifier Names: Private
-		Data Semantics:   Private
-		Dependency Class: Unknown
+		Identifier Names: Evolving
+		Data Semantics:   Evolving
+		Dependency Class: Common
 
 	Argument Attributes
 		Identifier Names: Evolving

@@ -6,9 +6,9 @@ stdout:
 Stability attributes for description BEGIN :
 
 	Minimum Probe Description Attributes
-		Identifier Names: Private
-		Data Semantics:   Private
-		Dependency Class: Unknown
+		Identifier Names: Unstable
+		Data Semantics:   Unstable
+		Dependency Class: Common
 
 	Minimum Statement Attributes
 		Identifier Names: Stable

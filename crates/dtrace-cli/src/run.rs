@@ -467,6 +467,12 @@ fn trace(
             say(&format!("dtrace: {text}"));
         }
     };
+    if let Some(size) = session.buffer_lowered() {
+        say(&format!(
+            "dtrace: buffer size lowered to {}",
+            scaled_size(size)
+        ));
+    }
     let mut total = 0usize;
     for p in programs {
         let ((desc, name), matched) = (&p.description, p.matched);
@@ -618,6 +624,21 @@ fn await_exit_notice(
     }
 }
 
+/// A byte count as dtrace(1) prints a buffer size: in the largest unit
+/// (k, m, g, t) that divides it.
+fn scaled_size(bytes: u64) -> String {
+    let mut n = bytes;
+    let mut unit = 0;
+    while unit < 4 && n >= 1024 && n % 1024 == 0 {
+        n /= 1024;
+        unit += 1;
+    }
+    match unit {
+        0 => n.to_string(),
+        u => format!("{n}{}", ['k', 'm', 'g', 't'][u - 1]),
+    }
+}
+
 fn finish(session: Session, state: &mut LoopState, out: &mut Sink, verbose: bool) -> i32 {
     if state.interrupts > 1 || state.failure.is_some() {
         // `session` is dropped on return: every probe is detached and nothing
@@ -682,6 +703,15 @@ impl LoopState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn buffer_sizes_print_in_the_largest_dividing_unit() {
+        assert_eq!(scaled_size(512 << 20), "512m");
+        assert_eq!(scaled_size(3 << 10), "3k");
+        assert_eq!(scaled_size(1 << 30), "1g");
+        assert_eq!(scaled_size(1000), "1000");
+        assert_eq!(scaled_size(1536 << 10), "1536k");
+    }
 
     #[test]
     fn spec_names_are_cropped_as_dtrace_reports_them() {

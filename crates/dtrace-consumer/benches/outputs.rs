@@ -60,6 +60,36 @@ fn desc() -> ProgramDesc {
             ],
         },
     );
+    // The throughput case: `printf("%d %d\n", pid, timestamp)`, quiet.
+    d.epids.insert(
+        2,
+        EpidDesc {
+            epid: 2,
+            clause: 1,
+            size: 32,
+            actions: vec![ActionDesc {
+                kind: ActionKind::Printf {
+                    format: "%d %d\n".into(),
+                },
+                fields: vec![
+                    field(
+                        16,
+                        ValueType::Int {
+                            size: 4,
+                            signed: true,
+                        },
+                    ),
+                    field(
+                        24,
+                        ValueType::Int {
+                            size: 8,
+                            signed: false,
+                        },
+                    ),
+                ],
+            }],
+        },
+    );
     d.probes.insert(
         7,
         ProbeName {
@@ -70,6 +100,16 @@ fn desc() -> ProgramDesc {
         },
     );
     d
+}
+
+/// A record of the quiet `printf("%d %d\n", pid, timestamp)` clause.
+fn printf_record(i: u64) -> Vec<u8> {
+    let mut r = vec![0u8; 32];
+    r[0..4].copy_from_slice(&2u32.to_ne_bytes());
+    r[4..8].copy_from_slice(&7u32.to_ne_bytes());
+    r[16..20].copy_from_slice(&(4242 + i as i32 % 7).to_ne_bytes());
+    r[24..32].copy_from_slice(&(1_000_000_000_000 + i * 2_500).to_ne_bytes());
+    r
 }
 
 fn record(i: u64) -> Vec<u8> {
@@ -86,11 +126,17 @@ fn record(i: u64) -> Vec<u8> {
 type MakeOutput = Box<dyn Fn() -> Box<dyn Output>>;
 
 /// ns per record: (min, median) over `rounds` runs of `n` records.
-fn measure(make: &dyn Fn() -> Box<dyn Output>, n: u64, rounds: usize) -> (f64, f64) {
-    let recs: Vec<Vec<u8>> = (0..n).map(record).collect();
+fn measure(
+    make: &dyn Fn() -> Box<dyn Output>,
+    rec: fn(u64) -> Vec<u8>,
+    opts: &ConsumerOptions,
+    n: u64,
+    rounds: usize,
+) -> (f64, f64) {
+    let recs: Vec<Vec<u8>> = (0..n).map(rec).collect();
     let mut times = Vec::new();
     for _ in 0..rounds {
-        let mut c = Consumer::new(desc(), ConsumerOptions::default());
+        let mut c = Consumer::new(desc(), opts.clone());
         let mut out = make();
         let t = Instant::now();
         for r in &recs {
@@ -120,10 +166,18 @@ fn main() {
             Box::new(|| Box::new(JsonOutput::new(sink(), sink(), JsonFormat::Ndjson))),
         ),
     ];
+    let defaults = ConsumerOptions::default();
     for (name, make) in &outputs {
-        let (min, median) = measure(make.as_ref(), n, rounds);
+        let (min, median) = measure(make.as_ref(), record, &defaults, n, rounds);
         println!(
             "{name:<7} {min:>8.0} ns/record min {median:>8.0} median ({n} records x {rounds})"
         );
     }
+    // dtrace -q -n '... { printf("%d %d\n", pid, timestamp); }' as text.
+    let quiet = ConsumerOptions {
+        quiet: true,
+        ..ConsumerOptions::default()
+    };
+    let (min, median) = measure(outputs[0].1.as_ref(), printf_record, &quiet, n, rounds);
+    println!("printf  {min:>8.0} ns/record min {median:>8.0} median (quiet \"%d %d\\n\", {n} records x {rounds})");
 }

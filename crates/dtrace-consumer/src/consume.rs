@@ -329,14 +329,15 @@ impl Consumer {
         let commit_discard_only = speculation::only_commit_discard(epd, header.flags);
         // The actions' events, built before any is sent (printa reads the
         // aggregations as this record reaches it).
-        let mut events = vec![Event::Probe(ProbeEvent {
+        let mut events = Vec::with_capacity(epd.actions.len() + 2);
+        events.push(Event::Probe(ProbeEvent {
             epid,
             clause,
             cpu: header.cpu,
             id: header.probe_id,
             probe: probe.clone(),
             commit_discard_only,
-        })];
+        }));
         let mut control = Control::Continue;
         let mut printed = Vec::new();
         for (i, (a, vals)) in epd.actions.iter().zip(values).enumerate() {
@@ -349,8 +350,8 @@ impl Consumer {
                     vals.into_iter()
                         .map(|v| Event::Trace(crate::ustack::settle(v, &self.env))),
                 ),
-                ActionKind::Printf { .. } => {
-                    let mut text = Vec::new();
+                ActionKind::Printf { format } => {
+                    let mut text = Vec::with_capacity(format.len() + 32);
                     lookup_format(&self.formats, epid, i)?.apply_env(
                         &vals,
                         &[],

@@ -178,6 +178,30 @@ fn with_precision(c: &Conversion, mut digits: Vec<u8>, is_zero: bool) -> Vec<u8>
     digits
 }
 
+/// The common case of an integer conversion with no flags, width or
+/// precision (`%d`, `%u`, `%x`, `%X`), written straight into `out` without
+/// the intermediate strings the general path builds. False (and nothing
+/// written) for anything else.
+fn plain_integer(c: &Conversion, v: &Value, out: &mut Vec<u8>) -> bool {
+    use std::io::Write;
+    if c.width.is_some() || c.prec.is_some() || c.left || c.plus || c.space || c.alt || c.zero {
+        return false;
+    }
+    if !matches!(v, Value::Int { .. } | Value::Pointer(_)) {
+        return false;
+    }
+    let (s, u) = int_parts(c, v);
+    // Writing into a Vec cannot fail.
+    let _ = match c.ch {
+        'd' | 'i' if is_signed(v) => write!(out, "{s}"),
+        'd' | 'i' | 'u' => write!(out, "{u}"),
+        'x' => write!(out, "{u:x}"),
+        'X' => write!(out, "{u:X}"),
+        _ => return false,
+    };
+    true
+}
+
 /// Formats one value with one conversion, appending to `out` (no symbols, UTC).
 pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
     convert_env(c, v, &Env::default(), out)
@@ -185,6 +209,9 @@ pub fn convert(c: &Conversion, v: &Value, out: &mut Vec<u8>) {
 
 /// Formats one value with one conversion, appending to `out`.
 pub fn convert_env(c: &Conversion, v: &Value, env: &Env, out: &mut Vec<u8>) {
+    if plain_integer(c, v, out) {
+        return;
+    }
     match c.ch {
         // "If the argument is unsigned, it will be printed as an unsigned value"
         // (Solaris Dynamic Tracing Guide, "Conversion Formats", d): dtrace turns

@@ -44,6 +44,7 @@ pub struct Session {
     /// Each return-uprobe program's return-site marker (parallel to `progs`).
     markers: Vec<Option<ProgFd>>,
     ringbuf: RingBuf,
+    ringbuf_size: u64,
     maps: Vec<MapFd>,
     sys: SysRef,
     features: Features,
@@ -64,9 +65,51 @@ pub struct LoadOptions {
     /// Where each user-space (pid, usdt) probe attaches, by probe ID: its
     /// sites, each with the index of the argument layout it uses.
     pub uprobe_sites: BTreeMap<u32, Vec<(UprobeSite, u16)>>,
+    /// `bufresize=manual`: a principal buffer that cannot be allocated at its
+    /// size is an error. Otherwise (`auto`) its size is halved until it can.
+    pub bufresize_manual: bool,
+}
+
+/// The smallest principal buffer `bufresize=auto` lowers to.
+const MIN_RINGBUF: u32 = 4096;
+
+/// Creates and maps the principal buffer `spec`, halving its size while the
+/// kernel cannot allocate it unless `manual`.
+fn principal_buffer(
+    sys: &SysRef,
+    spec: &dtrace_codegen::MapSpec,
+    manual: bool,
+) -> Result<(MapFd, RingBuf), RuntimeError> {
+    let mut spec = spec.clone();
+    loop {
+        let made = create_map(sys, &spec).and_then(|m| {
+            RingBuf::new(&m)
+                .map(|rb| (m, rb))
+                .map_err(|e| RuntimeError::Io(format!("cannot map the ring buffer: {e}")))
+        });
+        match made {
+            Err(e) if !manual && spec.max_entries > MIN_RINGBUF => {
+                let _ = e;
+                spec.max_entries /= 2;
+            }
+            Err(e) => {
+                return Err(RuntimeError::Io(format!(
+                    "cannot allocate a principal buffer of {} bytes: {e}",
+                    spec.max_entries
+                )))
+            }
+            Ok(made) => return Ok(made),
+        }
+    }
 }
 
 impl Session {
+    /// The size in bytes of the principal buffer (the ring buffer all CPUs
+    /// share), as allocated.
+    pub fn principal_size(&self) -> u64 {
+        self.ringbuf_size
+    }
+
     /// The verifier's log of each program, by program name, when
     /// [`LoadOptions::bpflog`] asked for them.
     pub fn verifier_logs(&self) -> &[(String, String)] {
@@ -81,14 +124,21 @@ impl Session {
         opts: &LoadOptions,
     ) -> Result<Session, RuntimeError> {
         let mut maps = Vec::with_capacity(compiled.maps.len());
-        for spec in &compiled.maps {
-            maps.push(create_map(sys, spec)?);
+        let mut ringbuf = None;
+        for (i, spec) in compiled.maps.iter().enumerate() {
+            if i == compiled.ringbuf_map {
+                let (m, rb) = principal_buffer(sys, spec, opts.bufresize_manual)?;
+                maps.push(m);
+                ringbuf = Some(rb);
+            } else {
+                maps.push(create_map(sys, spec)?);
+            }
         }
-        let ring_map = maps
-            .get(compiled.ringbuf_map)
+        let ringbuf = ringbuf
             .ok_or_else(|| RuntimeError::Io("compiled program has no ring buffer".into()))?;
-        let ringbuf = RingBuf::new(ring_map)
-            .map_err(|e| RuntimeError::Io(format!("cannot map the ring buffer: {e}")))?;
+        let ringbuf_size = maps
+            .get(compiled.ringbuf_map)
+            .map_or(0, |m| m.spec().max_entries as u64);
         let mut progs = Vec::with_capacity(compiled.programs.len());
         let mut verifier_logs = Vec::new();
         let mut uprobe_sites = Vec::with_capacity(compiled.programs.len());
@@ -130,6 +180,7 @@ impl Session {
             uprobe_sites,
             markers,
             ringbuf,
+            ringbuf_size,
             maps,
             sys: sys.clone(),
             features: features.clone(),

@@ -1,8 +1,40 @@
 //! What `dtrace -l`, `-lv` and `-v` report about probes and programs: IDs and
 //! names, stability attributes (from each provider's table) and argument types.
 
+use dtrace_providers::stability::{DepClass, ProviderAttrs, Stability};
 use dtrace_providers::{Attr, Catalog, ProbeDesc};
 use dtrace_sema::ProbeInfo;
+
+/// What a description that names no provider, or names providers by a glob,
+/// is rated: it could match any provider's probes (libdtrace rates it so).
+const ANY_PROVIDER: Attr = Attr::new(Stability::Unstable, Stability::Unstable, DepClass::Common);
+
+fn is_glob(field: &str) -> bool {
+    field.contains(['*', '?', '[', '\\'])
+}
+
+/// The attributes of a probe description, as libdtrace rates one: the
+/// provider's, lowered by each of module, function and name that the
+/// description gives exactly (an empty or glob field matches anything and
+/// does not count). A description naming no provider, or a glob of them, is
+/// rated as any provider.
+fn description_attr(attrs: &ProviderAttrs, d: [&str; 4]) -> Attr {
+    let [provider, module, function, name] = d;
+    if provider.is_empty() || is_glob(provider) {
+        return ANY_PROVIDER;
+    }
+    let mut a = attrs.provider;
+    for (field, attr) in [
+        (module, attrs.module),
+        (function, attrs.function),
+        (name, attrs.name),
+    ] {
+        if !field.is_empty() && !is_glob(field) {
+            a = a.min(attr);
+        }
+    }
+    a
+}
 
 /// One row of `dtrace -l`, with what `-v` adds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,8 +105,11 @@ pub struct ProgramInfo {
 /// A catalog probe as `dtrace -l(v)` shows it.
 pub fn listing(catalog: &Catalog, p: &ProbeInfo) -> ProbeListing {
     let attrs = catalog.attributes(&p.provider);
+    let own = [&*p.provider, &*p.module, &*p.function, &*p.name];
     ProbeListing {
-        attr: attrs.map(|a| a.description()).unwrap_or(Attr::STABLE),
+        attr: attrs
+            .map(|a| description_attr(&a, own))
+            .unwrap_or(Attr::STABLE),
         arg_attr: attrs.map(|a| a.args).unwrap_or(Attr::STABLE),
         arg_types: p.args.iter().map(|a| a.shown().to_string()).collect(),
         id: p.id,
@@ -86,13 +121,16 @@ pub fn listing(catalog: &Catalog, p: &ProbeInfo) -> ProbeListing {
 }
 
 /// What a set of probes has in common, as dtrace(1) reports a description.
-fn matched_info(catalog: &Catalog, probes: &[ProbeInfo]) -> Option<MatchedInfo> {
+fn matched_info(catalog: &Catalog, d: &ProbeDesc, probes: &[ProbeInfo]) -> Option<MatchedInfo> {
     let first = probes.first()?;
     let mut attr = Attr::STABLE;
     let mut arg_attr = Attr::STABLE;
     for p in probes {
         if let Some(a) = catalog.attributes(&p.provider) {
-            attr = attr.min(a.description());
+            attr = attr.min(description_attr(
+                &a,
+                [&*d.provider, &*d.module, &*d.function, &*d.name],
+            ));
             arg_attr = arg_attr.min(a.args);
         }
     }
@@ -119,7 +157,7 @@ pub fn report(
     let mut stmt_attr = Attr::STABLE;
     let mut descriptions = Vec::new();
     for (d, probes) in described {
-        let matched = matched_info(catalog, probes);
+        let matched = matched_info(catalog, d, probes);
         if let Some(m) = &matched {
             desc_attr = desc_attr.min(m.attr);
             if uses_args {
@@ -153,7 +191,11 @@ mod tests {
             name: "BEGIN".into(),
         });
         let l = listing(&c, &begin[0]);
-        assert_eq!(l.attr, stability::DTRACE.description());
+        // dtrace:::BEGIN names no module or function: provider and name count.
+        assert_eq!(
+            l.attr,
+            stability::DTRACE.provider.min(stability::DTRACE.name)
+        );
         assert_eq!(l.arg_attr, stability::DTRACE.args);
         let desc = |s: &str| {
             ProbeDesc::parse(s).ok().unwrap_or(ProbeDesc {
@@ -179,12 +221,14 @@ mod tests {
             ],
             true,
         );
-        assert_eq!(
-            r.desc_attr,
-            stability::SYSCALL
-                .description()
-                .min(stability::DTRACE.description())
-        );
+        // ":::BEGIN" names no provider: rated as any provider's probes.
+        let attr_of = |i: usize| r.descriptions[i].matched.as_ref().map(|m| m.attr);
+        assert_eq!(attr_of(0), Some(ANY_PROVIDER));
+        let s = stability::SYSCALL;
+        let read_attr = s.provider.min(s.function).min(s.name);
+        assert_eq!(attr_of(1), Some(read_attr));
+        assert_eq!(attr_of(2), Some(s.provider.min(s.name)));
+        assert_eq!(r.desc_attr, ANY_PROVIDER.min(read_attr));
         assert_eq!(r.stmt_attr, stability::SYSCALL.args);
         assert_eq!(r.descriptions[0].description, ":::BEGIN");
         assert_eq!(

@@ -35,7 +35,9 @@
 
 #![warn(missing_docs)]
 
+mod aggcache;
 mod argv;
+mod bufpolicy;
 mod compile;
 /// `-x core`: lift the core-size limit and abort, leaving a core file.
 pub use dtrace_sys::limits::dump_core;
@@ -453,7 +455,14 @@ impl Dtrace {
 
     fn compile_options(&self) -> CompileOptions {
         let cpus = dtrace_sys::cpu::num_possible_cpus().unwrap_or(1).max(1) as u64;
-        let ring = (self.options.bufsize.max(4096) * cpus)
+        // Under `fill` and `ring` the consumer keeps each CPU's `bufsize`
+        // buffer itself (see bufpolicy.rs): the kernel's ring only carries
+        // the records to it, and is not made smaller than by default.
+        let transport = match self.options.bufpolicy {
+            options::BufPolicy::Switch => self.options.bufsize,
+            _ => self.options.bufsize.max(Options::default().bufsize),
+        };
+        let ring = (transport.max(4096) * cpus)
             .checked_next_power_of_two()
             .unwrap_or(1 << 30)
             .min(1 << 30);
@@ -738,7 +747,24 @@ impl Dtrace {
         for (id, _) in compiled.programs.iter().flat_map(|p| p.uprobes.iter()) {
             sites.insert(*id, self.catalog.uprobe_sites(*id).to_vec());
         }
-        Session::new(&sys, &features, compiled, &self.options, sites)
+        // The most one END firing records: what a `fill` buffer keeps back.
+        let end_clauses: std::collections::BTreeSet<u32> = (0u32..)
+            .zip(&self.clause_probes)
+            .filter(|(_, probes)| {
+                probes
+                    .iter()
+                    .any(|p| p.provider == "dtrace" && p.name == "END")
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let end_reserve = compiled
+            .desc
+            .epids
+            .values()
+            .filter(|e| end_clauses.contains(&e.clause))
+            .map(|e| e.size as u64)
+            .sum();
+        Session::new(&sys, &features, compiled, &self.options, sites, end_reserve)
     }
 }
 

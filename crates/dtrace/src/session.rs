@@ -4,6 +4,9 @@
 //! [`Event`]s for an [`Output`]: dtrace(1)'s text, JSON, or a library user's
 //! handler ([`Session::consume`], [`Session::events`]). Drops are events too.
 
+use crate::aggcache::AggCache;
+use crate::bufpolicy::{Held, Policy};
+use crate::options::BufPolicy;
 use crate::{ExecError, Options, WorkStatus};
 use dtrace_codegen::CompiledProgram;
 use dtrace_consumer::{
@@ -62,9 +65,38 @@ pub struct Session {
     export: Option<crate::metrics::Exporters>,
     /// Records read from the ring buffer and not yet consumed: a handler that
     /// breaks leaves the rest for the next call.
-    pending: VecDeque<Vec<u8>>,
+    pending: Pending,
     /// The last read found records: read again soon (see [`BUSY_WAIT`]).
     busy: bool,
+    /// What `printa()` prints between two `aggrate` ticks.
+    agg_cache: AggCache,
+    /// The per-CPU buffers of `bufpolicy=fill` or `ring` (None: `switch`).
+    held: Option<Held>,
+    /// A `fill` buffer filled, or exit() was called with buffers held:
+    /// tracing is over.
+    filled: bool,
+    /// `bufresize=auto` made each CPU's principal buffer this small.
+    buffer_lowered: Option<u64>,
+}
+
+/// Records read from the ring buffer and not yet consumed, copied one after
+/// another into one buffer that keeps its capacity (a record costs no
+/// allocation of its own).
+#[derive(Debug, Default)]
+struct Pending {
+    bytes: Vec<u8>,
+    /// Each record's start and length in `bytes`, oldest first.
+    spans: VecDeque<(usize, usize)>,
+}
+
+impl Pending {
+    fn push(&mut self, r: &[u8]) {
+        if self.spans.is_empty() {
+            self.bytes.clear();
+        }
+        self.spans.push_back((self.bytes.len(), r.len()));
+        self.bytes.extend_from_slice(r);
+    }
 }
 
 /// A closure as an [`Output`]: it sees every event until it returns
@@ -118,15 +150,53 @@ impl Session {
             u32,
             Vec<(dtrace_providers::procmap::UprobeSite, u16)>,
         >,
+        end_reserve: u64,
     ) -> Result<Session, ExecError> {
+        let bufsize = options.bufsize.max(4096);
+        let held = match options.bufpolicy {
+            BufPolicy::Switch => None,
+            BufPolicy::Ring => Some(Held::new(Policy::Ring { bufsize })),
+            // DTrace keeps room for END's records in every buffer, and will
+            // not start if they could not fit at all.
+            BufPolicy::Fill => match bufsize.checked_sub(end_reserve) {
+                Some(room) => Some(Held::new(Policy::Fill { room })),
+                None => {
+                    return Err(ExecError {
+                        message: "dtrace: END enablings exceed size of principal buffer".into(),
+                        detail: None,
+                    })
+                }
+            },
+        };
         let load = dtrace_runtime::LoadOptions {
             bpflog: options
                 .bpflog
                 .then(|| options.bpflogsize.unwrap_or(1 << 20) as usize),
             uprobe_sites,
+            bufresize_manual: options.bufresize_manual,
         };
+        // The ring buffer all CPUs share holds each CPU's principal buffer
+        // (`bufsize`); smaller than that, the buffers were lowered: by the
+        // most the ring may take, or (`bufresize=auto`) by the kernel.
+        let cpus = dtrace_sys::cpu::num_possible_cpus().unwrap_or(1).max(1) as u64;
+        let lowered = |ring: u64| (ring / cpus < options.bufsize).then_some(ring / cpus);
+        let planned = compiled
+            .maps
+            .get(compiled.ringbuf_map)
+            .map_or(0, |m| m.max_entries as u64);
+        if options.bufresize_manual && lowered(planned).is_some() {
+            return Err(ExecError {
+                message: format!(
+                    "dtrace: could not enable tracing: cannot allocate principal buffers of {} bytes \
+                     (bufresize=manual)",
+                    options.bufsize
+                ),
+                detail: None,
+            });
+        }
         let rt =
             dtrace_runtime::Session::load(sys, features, &compiled, &load).map_err(exec_error)?;
+        let buffer_lowered = lowered(rt.principal_size());
         let roots = rt.uprobe_pids();
         let follow = if options.followfork && !roots.is_empty() {
             Some(
@@ -161,6 +231,10 @@ impl Session {
             droptags: options.droptags,
             folded: options.aggfmt_folded,
         };
+        let agg_cache = AggCache::new(
+            Duration::from_nanos(options.aggrate_ns.unwrap_or(1_000_000_000)),
+            printed_aggs(&compiled.desc),
+        );
         let needs_symbols = uses_symbols(&compiled.desc);
         let mut consumer = Consumer::new(compiled.desc, copts);
         if needs_symbols {
@@ -175,9 +249,19 @@ impl Session {
             stopped: false,
             export_options: options.clone(),
             export: None,
-            pending: VecDeque::new(),
+            pending: Pending::default(),
             busy: false,
+            agg_cache,
+            held,
+            filled: false,
+            buffer_lowered,
         })
+    }
+
+    /// The size each CPU's principal buffer was lowered to when it could not
+    /// be allocated at `bufsize` (`bufresize=auto`).
+    pub fn buffer_lowered(&self) -> Option<u64> {
+        self.buffer_lowered
     }
 
     /// The verifier's log of each loaded program (name, log), kept when the
@@ -208,15 +292,32 @@ impl Session {
         broke: impl Fn(&O) -> bool,
     ) -> Result<bool, ExecError> {
         let pending = &mut self.pending;
+        let held = &mut self.held;
+        let mut read = false;
         self.rt
-            .poll(|r| pending.push_back(r.to_vec()))
+            .poll(|r| {
+                read = true;
+                match held {
+                    Some(h) => {
+                        if let Some(r) = h.take(r.to_vec()) {
+                            pending.push(&r);
+                        }
+                    }
+                    None => pending.push(r),
+                }
+            })
             .map_err(exec_error)?;
-        self.busy = !self.pending.is_empty();
-        while let Some(r) = self.pending.pop_front() {
-            let mut aggs = Aggs(&self.rt);
+        self.busy = read;
+        if !self.stopped && self.held.is_some() {
+            self.check_held()?;
+        }
+        while let Some((at, len)) = self.pending.spans.pop_front() {
+            let r = self.pending.bytes.get(at..at + len).unwrap_or_default();
+            let mut kernel = Aggs(&self.rt);
+            let mut aggs = self.agg_cache.view(&mut kernel);
             match self
                 .consumer
-                .record(&r, &mut &mut *output, &mut aggs)
+                .record(r, &mut &mut *output, &mut aggs)
                 .map_err(consume_error)?
             {
                 // Every exit() record sets the status dtrace(1) exits with, so an
@@ -237,6 +338,12 @@ impl Session {
         // Oracle DTrace 2.x reports each fault once, with no per-CPU count after.
         let _ = self.consumer.take_errors();
         let mut counts = Vec::new();
+        // Records a full `fill` or `ring` buffer refused are principal drops.
+        if let Some(h) = &mut self.held {
+            for (cpu, n) in h.take_drops() {
+                counts.push((cpu, DropKind::Principal, n));
+            }
+        }
         for d in self.rt.drops().map_err(exec_error)? {
             counts.extend([
                 (d.cpu, DropKind::Principal, d.ringbuf),
@@ -254,6 +361,16 @@ impl Session {
         Ok(broke(output))
     }
 
+    /// Takes the aggregation snapshot `printa()` prints when an `aggrate`
+    /// period has passed (libdtrace's `dtrace_work` does so before it
+    /// consumes: the first time at the first call).
+    fn snapshot_due(&mut self) {
+        let now = std::time::Instant::now();
+        if !self.stopped && self.agg_cache.due(now) {
+            self.agg_cache.snap(now, &mut Aggs(&self.rt));
+        }
+    }
+
     /// Refresh the exported metrics (when a tick is due, or now with `force`).
     fn export_tick(&mut self, force: bool) {
         if let Some(ex) = &mut self.export {
@@ -262,8 +379,32 @@ impl Session {
         }
     }
 
+    /// Under `fill` or `ring`: once a buffer filled or exit() was called,
+    /// tracing is over. The held buffers go to the consumer when it stops
+    /// (with what was still on its way from the probes).
+    fn check_held(&mut self) -> Result<(), ExecError> {
+        if self.held.as_ref().is_some_and(Held::filled) || self.rt.exiting().map_err(exec_error)? {
+            self.filled = true;
+        }
+        Ok(())
+    }
+
+    /// Hands every held record to the consumer, before any read later.
+    fn release_held(&mut self) {
+        if let Some(h) = &mut self.held {
+            let mut all = Pending::default();
+            for r in h.release() {
+                all.push(&r);
+            }
+            for &(at, len) in &self.pending.spans {
+                all.push(self.pending.bytes.get(at..at + len).unwrap_or_default());
+            }
+            self.pending = all;
+        }
+    }
+
     fn status(&self) -> WorkStatus {
-        if self.exit_status.is_some() {
+        if self.exit_status.is_some() || self.filled {
             WorkStatus::Done
         } else {
             WorkStatus::Okay
@@ -314,6 +455,15 @@ impl Session {
                 detail: None,
             });
         }
+        // dtrace(1) reads its buffers first one `switchrate` period after
+        // tracing starts, and takes the first aggregation snapshot then.
+        let switch = Duration::from_nanos(
+            self.export_options
+                .switchrate_ns
+                .unwrap_or(1_000_000_000 / self.export_options.switchrate_hz.max(1)),
+        );
+        self.agg_cache
+            .arm(std::time::Instant::now() + switch, switch);
         self.rt.begin().map_err(exec_error)?;
         if !self.rt.exiting().map_err(exec_error)? {
             self.rt.attach().map_err(exec_error)?;
@@ -329,7 +479,10 @@ impl Session {
         timeout: Duration,
         output: &mut dyn Output,
     ) -> Result<WorkStatus, ExecError> {
-        let timeout = if self.busy || self.follow.is_some() {
+        // A `fill` buffer is checked as often as a busy one: tracing should
+        // stop soon after it fills.
+        let filling = self.held.as_ref().is_some_and(Held::fills);
+        let timeout = if self.busy || filling || self.follow.is_some() {
             timeout.min(BUSY_WAIT)
         } else {
             timeout
@@ -337,6 +490,7 @@ impl Session {
         self.rt.wait(timeout).map_err(exec_error)?;
         self.follow_children()?;
         self.consumer.refresh_processes();
+        self.snapshot_due();
         self.drain(output, |_| false)?;
         self.export_tick(false);
         Ok(self.status())
@@ -355,7 +509,7 @@ impl Session {
     where
         F: FnMut(&Event) -> ControlFlow<()>,
     {
-        if self.pending.is_empty() {
+        if self.pending.spans.is_empty() {
             let timeout = if self.follow.is_some() {
                 timeout.min(BUSY_WAIT)
             } else {
@@ -365,6 +519,7 @@ impl Session {
             self.follow_children()?;
             self.consumer.refresh_processes();
         }
+        self.snapshot_due();
         let mut h = Handler {
             f: handler,
             broke: false,
@@ -430,6 +585,9 @@ impl Session {
         }
         self.stopped = true;
         self.rt.detach();
+        self.agg_cache.invalidate();
+        self.drain(output, |_| false)?;
+        self.release_held();
         self.drain(output, |_| false)?;
         self.rt.end().map_err(exec_error)?;
         self.drain(output, |_| false)?;
@@ -506,6 +664,23 @@ impl Iterator for Events<'_> {
 
 /// Whether printing the program's output needs kernel symbols: a stack field
 /// (traced, a key, `%k`) or a `%a`/`%A` conversion.
+/// The aggregations some `printa()` of the program prints.
+fn printed_aggs(desc: &dtrace_codegen::desc::ProgramDesc) -> Vec<u32> {
+    let mut ids: Vec<u32> = desc
+        .epids
+        .values()
+        .flat_map(|e| &e.actions)
+        .filter_map(|a| match &a.kind {
+            dtrace_codegen::desc::ActionKind::Printa { aggs, .. } => Some(aggs.iter().copied()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
 fn uses_symbols(desc: &dtrace_codegen::desc::ProgramDesc) -> bool {
     use dtrace_codegen::desc::{ActionKind, ValueType};
     let stack = |t: &ValueType| matches!(t, ValueType::Stack { .. });

@@ -88,6 +88,8 @@ pub struct Options {
     pub switchrate_hz: u64,
     /// `aggrate`: how often aggregations are read.
     pub aggrate_hz: u64,
+    /// `aggrate` as set (its period in ns); unset, once a second.
+    pub aggrate_ns: Option<u64>,
     /// `statusrate`: how often the kernel-side status (drops, errors) is checked.
     pub statusrate_hz: u64,
     /// `cleanrate`: how often dynamic variables are cleaned.
@@ -270,6 +272,7 @@ impl Default for Options {
             printsize: 8192,
             switchrate_hz: 1,
             aggrate_hz: 1,
+            aggrate_ns: None,
             statusrate_hz: 1,
             cleanrate_hz: 101,
             switchrate_ns: None,

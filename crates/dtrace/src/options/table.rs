@@ -274,8 +274,10 @@ pub static TABLE: &[OptSpec] = &[
         _ => return Err(OptError::bad_value()),
     }),
     opt!("aggpack", Dynamic, |o, v| o.aggpack = parse_flag(v)?),
-    opt!("aggrate", Dynamic, |o, v| o.aggrate_hz =
-        parse_rate(need(v)?)?),
+    opt!("aggrate", Dynamic, |o, v| {
+        o.aggrate_hz = parse_rate(need(v)?)?;
+        o.aggrate_ns = Some(parse_period_ns(need(v)?)?);
+    }),
     opt!("aggsortkey", Dynamic, |o, v| o.aggsortkey = parse_flag(v)?),
     opt!("aggsortkeypos", Dynamic, |o, v| o.aggsortkeypos =
         parse_count(v)?),
