@@ -228,7 +228,13 @@ impl<'a> Checker<'a> {
             }
             K::Index { base, index } => self.index_read(base, index, span),
             K::Unary { op, expr } => self.unary(*op, expr, span),
-            K::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, span),
+            // The operator's own errors are placed where dtrace(1) places them.
+            K::Binary { op, lhs, rhs, at } => self.binary(*op, lhs, rhs, span).map_err(|mut d| {
+                if d.span == Some(span) {
+                    d.span = Some(*at);
+                }
+                d
+            }),
             K::Assign { op, lhs, rhs } => self.assign(*op, lhs, rhs, span),
             K::Ternary { cond, then, els } => self.ternary(cond, then, els, span),
             K::Cast { ty, expr } => self.cast(ty, expr, span),
