@@ -432,6 +432,17 @@ impl<'a> Checker<'a> {
     /// `s[i]` on a string: a `char` of its buffer.
     fn str_index(&mut self, s: TExpr, index: &[ast::Expr], span: Span) -> R<TExpr> {
         let iv = self.one_index(index, span)?;
+        // A string is an array of its size's chars (`char [16]` for a
+        // `char pr_name[16]` member): a constant index outside it is an error.
+        if let (Some(v), Ty::Str { cap }) = (crate::expr::const_value(&iv), s.ty) {
+            if cap > 0 && (v < 0 || v as u64 >= u64::from(cap)) {
+                return Err(Diagnostic::new(
+                    Tag::D_ARR_BOUNDS,
+                    span,
+                    format!("index outside array bounds: {v}, max is {cap}"),
+                ));
+            }
+        }
         let iv = convert(iv, self.b.long);
         let k = TExprKind::StrIndex {
             s: Box::new(s),
