@@ -177,7 +177,8 @@ impl<'a> Checker<'a> {
                 if self.scalar_array_elem(lhs)?.is_some() =>
             {
                 let r = self.expr(rhs)?;
-                let r = self.storable(r)?;
+                // A struct or union member takes a whole struct or union.
+                let r = self.storable_in(r, true)?;
                 match self.scalar_array_elem(lhs)? {
                     Some((lv, ty)) => self.finish_assign(lv, ty, r, span),
                     None => Err(not_writable(lhs, "=")),
