@@ -585,6 +585,11 @@ impl<'a> Checker<'a> {
                 Tag::D_IDENT_UNDEF,
                 span,
                 format!("failed to resolve {full}: Unknown symbol name"),
+            )
+            .with_note(
+                "kernel variables are found in /proc/kallsyms, which lists them only \
+                 when the kernel is built with CONFIG_KALLSYMS_ALL (nothing else on \
+                 the system gives their addresses without debug information)",
             ));
         };
         let ty = match var {
