@@ -266,6 +266,10 @@ pub struct Diagnostic {
     /// Reported without a line number (as libdtrace reports errors of code
     /// generation), though the span still places it for the rich form.
     pub lineless: bool,
+    /// Where dtrace(1)'s one-line form places the error when that differs from
+    /// the span (a binary operator's errors: see `ExprKind::Binary::at`); the
+    /// rich form still marks the span.
+    pub line_at: Option<Span>,
 }
 
 impl Diagnostic {
@@ -276,6 +280,7 @@ impl Diagnostic {
             message: message.into(),
             notes: Vec::new(),
             lineless: false,
+            line_at: None,
         }
     }
 
@@ -286,6 +291,7 @@ impl Diagnostic {
             message: message.into(),
             notes: Vec::new(),
             lineless: false,
+            line_at: None,
         }
     }
 
@@ -320,7 +326,11 @@ pub fn render_dtrace(map: &SourceMap, d: &Diagnostic, opts: RenderOptions) -> St
     let file = d.span.and_then(|s| map.get(s.source).map(|f| (s, f)));
     match file {
         Some((span, f)) => {
-            let line = f.logical_line(span.lo);
+            let at = d
+                .line_at
+                .filter(|a| a.source == span.source)
+                .unwrap_or(span);
+            let line = f.logical_line(at.lo);
             match &f.kind {
                 // A line from another file (a cpp #include) names that file,
                 // as dtrace(1) does: `"inc.h", line 3: `.
