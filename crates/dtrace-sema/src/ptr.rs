@@ -432,14 +432,15 @@ impl<'a> Checker<'a> {
     /// `s[i]` on a string: a `char` of its buffer.
     fn str_index(&mut self, s: TExpr, index: &[ast::Expr], span: Span) -> R<TExpr> {
         let iv = self.one_index(index, span)?;
-        // A string is an array of its size's chars (`char [16]` for a
-        // `char pr_name[16]` member): a constant index outside it is an error.
-        if let (Some(v), Ty::Str { cap }) = (crate::expr::const_value(&iv), s.ty) {
-            if cap > 0 && (v < 0 || v as u64 >= u64::from(cap)) {
+        // A char array read as a string (`char pr_name[16]` of a kernel or
+        // translated struct) keeps its array bounds: a constant index outside
+        // it is an error. (A string variable's index is checked when it runs.)
+        if let (Some(v), TExprKind::KStr { max, .. }) = (crate::expr::const_value(&iv), &s.kind) {
+            if *max > 0 && (v < 0 || v as u64 >= u64::from(*max)) {
                 return Err(Diagnostic::new(
                     Tag::D_ARR_BOUNDS,
                     span,
-                    format!("index outside array bounds: {v}, max is {cap}"),
+                    format!("index outside array bounds: {v}, max is {max}"),
                 ));
             }
         }
