@@ -1,4 +1,4 @@
-# Declarations: struct layout (sizes and offsets from C's layout rules), typedefs,
+# Declarations: struct layout (sizes and offsets by DTrace's layout rules), typedefs,
 # enums, inline constants (also as lquantize parameters) and typed variables.
 args: -qs "$S/decls.d"
 status: 0

@@ -1,4 +1,4 @@
 BEGIN
 {
-	x = sizeof (enum nosuch_tag);
+	x = sizeof (short long int);
 }

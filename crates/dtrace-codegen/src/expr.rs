@@ -333,6 +333,15 @@ impl<'a> Gen<'a> {
             (ArithOp::Xor, _) => Insn::alu64_reg(AluOp::Xor, w, rr),
         };
         self.a.emit(insn);
+        if matches!(op, ArithOp::Mod) && signed {
+            // DTrace's signed remainder: |l| % |r|, negative when the operands'
+            // signs differ; BPF's (C's) takes the dividend's sign, so negate it
+            // when the divisor is negative.
+            let done = self.a.label();
+            self.a.jmp_imm(JmpOp::Sge, rr, 0, done);
+            self.a.emit(Insn::neg64(w));
+            self.a.bind(done);
+        }
         normalize(&mut self.a, w, size, signed);
         self.put(l, w);
     }

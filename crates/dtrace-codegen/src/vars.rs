@@ -328,6 +328,10 @@ impl<'a> Gen<'a> {
                 } else if ty.is_str() {
                     let size = self.opts.str_member_size();
                     strings::copy_exact(&mut self.a, Reg::R3, size, r, vcap, Reg::R4);
+                } else if ty.is_agg() {
+                    // A struct or union member: copy the whole object there.
+                    self.a.emit(Insn::mov64_reg(Reg::R1, Reg::R3));
+                    self.copy_object(v, ty);
                 } else {
                     self.a.emit(Insn::stx_mem(size_of(ty), Reg::R3, r, 0));
                 }

@@ -1,12 +1,8 @@
-//! C struct/union layout for D-declared types, following the x86_64 System V (LP64)
-//! rules GCC implements: natural alignment, padding, bitfields packed into storage
-//! units of their declared type, arrays, nested aggregates, flexible arrays.
-//!
-//! Bitfield rule (GCC, `PCC_BITFIELD_TYPE_MATTERS`): a bitfield of declared type `T`
-//! starts at the next free bit unless it would cross a `T`-aligned boundary of
-//! `sizeof(T)` bytes, in which case it starts at that boundary. A zero-width bitfield
-//! pads to the next `T` boundary. Unnamed bitfields do not affect the aggregate's
-//! alignment; named ones do.
+//! Struct/union layout for D-declared types, as DTrace does it: DTrace builds the
+//! types a program declares with its type library (libctf), whose layout differs
+//! from a C compiler's (see [`layout_struct_strsize`]): no tail padding, a
+//! bit-field in bytes of its own, a struct aligned as its first member. Kernel
+//! types keep the layout their BTF gives.
 
 use std::fmt;
 
@@ -95,13 +91,18 @@ fn is_complete(table: &TypeTable, ty: TypeId, strsize: u64) -> bool {
     false
 }
 
-/// Storage size and alignment of a bitfield's declared type, or an error.
-fn bitfield_unit(table: &TypeTable, name: &str, ty: TypeId, w: u32) -> Result<u64, LayoutError> {
-    let (size, max) = match table.kind(table.resolve(ty)) {
-        TypeKind::Int { name: n, size, .. } if n == "_Bool" => (*size as u64, 1),
-        TypeKind::Int { size, .. } | TypeKind::Enum { size, .. } => {
-            (*size as u64, size.saturating_mul(8))
-        }
+/// The bytes a bit-field of `w` bits occupies, which is also its alignment: the
+/// integer type DTrace makes for it holds the bits rounded up to whole bytes, then
+/// to a power of two (1, 2, 4 or 8).
+pub fn bitfield_bytes(w: u32) -> u64 {
+    u64::from(w).div_ceil(8).max(1).next_power_of_two()
+}
+
+/// Check a bit-field of `w` bits on declared type `ty`; only integers (not enums)
+/// may be bit-fields, at most as wide as their type.
+fn check_bitfield(table: &TypeTable, name: &str, ty: TypeId, w: u32) -> Result<(), LayoutError> {
+    let max = match table.kind(table.resolve(ty)) {
+        TypeKind::Int { size, .. } => size.saturating_mul(8),
         _ => {
             return Err(LayoutError::BitfieldType {
                 member: name.to_string(),
@@ -121,7 +122,7 @@ fn bitfield_unit(table: &TypeTable, name: &str, ty: TypeId, w: u32) -> Result<u6
             member: name.to_string(),
         });
     }
-    Ok(size)
+    Ok(())
 }
 
 fn check_member(
@@ -145,9 +146,51 @@ fn check_member(
     Ok(())
 }
 
+/// One member as the layout sees it: its size and alignment in bytes, and the
+/// bits it takes from its offset (a bit-field's width, else its size in bits).
+struct Placed {
+    size: u64,
+    align: u64,
+    bits: u64,
+}
+
+/// Size, alignment and extent of a member; `None` for a zero-width bit-field,
+/// which DTrace ignores.
+fn place(
+    table: &TypeTable,
+    name: &str,
+    ty: TypeId,
+    width: Option<u32>,
+    strsize: u64,
+) -> Result<Option<Placed>, LayoutError> {
+    match width {
+        None => {
+            let size = table.size_of(ty, strsize);
+            let bits = size.checked_mul(8).ok_or(LayoutError::TooLarge)?;
+            Ok(Some(Placed {
+                size,
+                align: table.align_of(ty).max(1),
+                bits,
+            }))
+        }
+        Some(w) => {
+            check_bitfield(table, name, ty, w)?;
+            if w == 0 {
+                return Ok(None);
+            }
+            let size = bitfield_bytes(w);
+            Ok(Some(Placed {
+                size,
+                align: size,
+                bits: u64::from(w),
+            }))
+        }
+    }
+}
+
 /// Lay out a struct with `members` as `(name, type, bitfield width)`; an empty name is
-/// an anonymous member (or an unnamed bitfield, which only pads). A D `string`
-/// member is incomplete here (see [`layout_struct_strsize`]).
+/// an anonymous member (or an unnamed bitfield). A D `string` member is incomplete
+/// here (see [`layout_struct_strsize`]).
 pub fn layout_struct<S: AsRef<str>>(
     table: &TypeTable,
     members: &[(S, TypeId, Option<u32>)],
@@ -158,65 +201,55 @@ pub fn layout_struct<S: AsRef<str>>(
 /// [`layout_struct`] where a D `string` member takes `strsize` bytes with
 /// alignment 1 (as a `char` array of that size); `strsize == 0`: strings are
 /// incomplete.
+///
+/// DTrace lays out the structs a program declares as its type library (libctf)
+/// does, not as a C compiler would: each member starts at the first byte after
+/// the bits of the member before it (a bit-field ends after its width), rounded
+/// up to the member's alignment; a bit-field is an integer of its width rounded
+/// up to 1, 2, 4 or 8 bytes, so it starts on a byte boundary of its own; the
+/// struct ends where its last member ends (no tail padding) and aligns as its
+/// first member does.
 pub fn layout_struct_strsize<S: AsRef<str>>(
     table: &TypeTable,
     members: &[(S, TypeId, Option<u32>)],
     strsize: u64,
 ) -> Result<Layout, LayoutError> {
     let mut seen = std::collections::HashSet::new();
-    let mut pos: u64 = 0; // in bits
-    let mut align: u64 = 1;
+    let mut end_bits: u64 = 0; // where the previous member's bits end
+    let mut size: u64 = 0;
+    let mut align: Option<u64> = None;
     let mut out = Vec::with_capacity(members.len());
     for (name, ty, width) in members {
         let name = name.as_ref();
         let ty = *ty;
         check_member(table, &mut seen, name, ty, strsize)?;
-        let a = table.align_of(ty).max(1);
-        let a_bits = a.checked_mul(8).ok_or(LayoutError::TooLarge)?;
-        match width {
-            None => {
-                let size = table.size_of(ty, strsize);
-                pos = round_up(pos, a_bits).ok_or(LayoutError::TooLarge)?;
-                out.push(Member {
-                    name: name.to_string(),
-                    ty,
-                    bit_offset: pos,
-                    bit_size: 0,
-                });
-                let bits = size.checked_mul(8).ok_or(LayoutError::TooLarge)?;
-                pos = pos.checked_add(bits).ok_or(LayoutError::TooLarge)?;
-                align = align.max(a);
-            }
-            Some(w) => {
-                let unit = bitfield_unit(table, name, ty, *w)? * 8;
-                let w = *w as u64;
-                if w == 0 {
-                    pos = round_up(pos, a_bits).ok_or(LayoutError::TooLarge)?;
-                    continue;
-                }
-                let start = pos / a_bits * a_bits;
-                if pos - start + w > unit {
-                    pos = round_up(pos, a_bits).ok_or(LayoutError::TooLarge)?;
-                }
-                if !name.is_empty() {
-                    out.push(Member {
-                        name: name.to_string(),
-                        ty,
-                        bit_offset: pos,
-                        bit_size: w as u32,
-                    });
-                    align = align.max(a);
-                }
-                pos = pos.checked_add(w).ok_or(LayoutError::TooLarge)?;
-            }
-        }
+        let Some(p) = place(table, name, ty, *width, strsize)? else {
+            continue;
+        };
+        let offset = if out.is_empty() {
+            0
+        } else {
+            let bytes = round_up(end_bits, 8).ok_or(LayoutError::TooLarge)? / 8;
+            round_up(bytes, p.align).ok_or(LayoutError::TooLarge)?
+        };
+        let bit_offset = offset.checked_mul(8).ok_or(LayoutError::TooLarge)?;
+        end_bits = bit_offset
+            .checked_add(p.bits)
+            .ok_or(LayoutError::TooLarge)?;
+        size = size.max(offset.checked_add(p.size).ok_or(LayoutError::TooLarge)?);
+        align.get_or_insert(p.align);
+        out.push(Member {
+            name: name.to_string(),
+            ty,
+            bit_offset,
+            bit_size: width.unwrap_or(0),
+        });
     }
-    let bytes = round_up(pos, 8).ok_or(LayoutError::TooLarge)? / 8;
-    let size = round_up(bytes, align).ok_or(LayoutError::TooLarge)?;
-    Ok((size, align, out))
+    Ok((size, align.unwrap_or(1), out))
 }
 
-/// Lay out a union: every member at offset 0, size the largest rounded to alignment.
+/// Lay out a union: every member at offset 0; the size is the largest member's
+/// (no tail padding, as DTrace's type library does it), the alignment the largest.
 pub fn layout_union<S: AsRef<str>>(
     table: &TypeTable,
     members: &[(S, TypeId, Option<u32>)],
@@ -239,28 +272,18 @@ pub fn layout_union_strsize<S: AsRef<str>>(
         let name = name.as_ref();
         let ty = *ty;
         check_member(table, &mut seen, name, ty, strsize)?;
-        let a = table.align_of(ty).max(1);
-        let (bytes, bit_size) = match width {
-            None => (table.size_of(ty, strsize), 0),
-            Some(w) => {
-                bitfield_unit(table, name, ty, *w)?;
-                ((*w as u64).div_ceil(8), *w)
-            }
-        };
-        if name.is_empty() && width.is_some() {
-            size = size.max(bytes);
+        let Some(p) = place(table, name, ty, *width, strsize)? else {
             continue;
-        }
-        size = size.max(bytes);
-        align = align.max(a);
+        };
+        size = size.max(p.size);
+        align = align.max(p.align);
         out.push(Member {
             name: name.to_string(),
             ty,
             bit_offset: 0,
-            bit_size,
+            bit_size: width.unwrap_or(0),
         });
     }
-    let size = round_up(size, align).ok_or(LayoutError::TooLarge)?;
     Ok((size, align, out))
 }
 

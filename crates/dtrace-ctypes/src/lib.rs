@@ -8,7 +8,7 @@
 //!   scoped lookups ([`TypeTable::lookup_scoped`]) that ask its sources in order.
 //! - [`kernel`]: [`KernelBtf`], the kernel's source (vmlinux read lazily, module
 //!   split BTF as needed) and its on-demand importer.
-//! - [`layout`]: C layout of D-declared structs/unions (x86_64 SysV, GCC bitfields).
+//! - [`layout`]: layout of D-declared structs/unions (DTrace's: libctf's rules).
 //! - [`query`]: member lookup through anonymous members, alignment, bitfield loads,
 //!   [`offset_of_path`].
 
@@ -22,7 +22,8 @@ pub mod table;
 pub use btf::{Btf, BtfError};
 pub use kernel::{KernelBtf, KernelVar};
 pub use layout::{
-    layout_struct, layout_struct_strsize, layout_union, layout_union_strsize, Layout, LayoutError,
+    bitfield_bytes, layout_struct, layout_struct_strsize, layout_union, layout_union_strsize,
+    Layout, LayoutError,
 };
 pub use query::{offset_of_path, BitField, PathError};
 pub use source::TypeSource;

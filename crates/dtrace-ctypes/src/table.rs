@@ -354,9 +354,9 @@ impl TypeTable {
             TypeKind::Struct { name, .. } => format!("struct {}", name.as_deref().unwrap_or("")),
             TypeKind::Union { name, .. } => format!("union {}", name.as_deref().unwrap_or("")),
             TypeKind::Enum { name, .. } => format!("enum {}", name.as_deref().unwrap_or("")),
-            TypeKind::Forward { name, is_union } => {
-                format!("{} {}", if *is_union { "union" } else { "struct" }, name)
-            }
+            // DTrace's type library names every forward declaration a struct,
+            // whatever its keyword (`incomplete struct/union/enum struct u`).
+            TypeKind::Forward { name, .. } => format!("struct {name}"),
             TypeKind::Typedef { name, .. } => name.clone(),
             TypeKind::Function { ret, .. } => format!("{} ()", name_of(*ret)),
             TypeKind::Qualified { qualifier, target } => {

@@ -84,6 +84,22 @@ fn check_keywords(words: &[String], span: Span) -> R<()> {
             Tag::D_DECL_LONGINT,
             "invalid type declaration: long and long long may only be used with integer or floating-point type",
         ),
+        // `long short`: libdtrace looks the attributes up as a type name
+        // ("short long "), which no type has.
+        _ if is("short") > 0 && is("long") > 0 => {
+            let mut name = String::new();
+            for (w, text) in [
+                ("signed", "signed "),
+                ("unsigned", "unsigned "),
+                ("short", "short "),
+            ] {
+                if is(w) > 0 {
+                    name.push_str(text);
+                }
+            }
+            name.push_str(if is("long") > 1 { "long long " } else { "long " });
+            Err(unknown_type(&name, span))
+        }
         _ => Ok(()),
     }
 }
@@ -204,11 +220,12 @@ impl<'a> Checker<'a> {
         }
         // Without a kernel type source an unknown tag is undeclared; with one
         // (it was asked above and missed), C's rule applies.
-        if kw == "enum" || module.is_some() || self.types.kernel().is_none() {
+        if module.is_some() || self.types.kernel().is_none() {
             return Err(unknown_type(&format!("{kw} {tag}"), span));
         }
-        // As in C, naming an unknown struct or union declares it, incomplete
-        // (a definition may follow); what needs its members then fails.
+        // As in C, naming an unknown struct, union or enum declares it,
+        // incomplete (a definition may follow); what needs its members then
+        // fails (libdtrace adds a forward tag).
         let f = self.types.add(TypeKind::Forward {
             name: name.to_string(),
             is_union: kw == "union",

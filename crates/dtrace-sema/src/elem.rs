@@ -39,6 +39,8 @@ impl<'a> Checker<'a> {
             Ty::Int { .. } | Ty::Ptr { .. } => ty.size(),
             // A `string` member's storage is `strsize` bytes (not the rounded cap).
             Ty::Str { .. } => self.opts.str_member_size(),
+            // A struct or union member is assigned whole (copied).
+            Ty::Agg { size, .. } if size > 0 && matches!(e.kind, K::Member { .. }) => size,
             _ => return Ok(None),
         };
         let var_size = match &root {

@@ -24,6 +24,37 @@ pub(crate) fn convert(e: TExpr, to: Ty) -> TExpr {
     mk(TExprKind::Convert(Box::new(e)), to, span)
 }
 
+/// An arithmetic operand as its 64-bit value of type `wide`, for an operation
+/// of type `ty`: the unnarrowed result of an inner operation of that same type
+/// (see [`is_wide_arith`]), so a chain of `int` operations keeps its 64-bit
+/// intermediate values as DTrace's does; otherwise the operand's value, which
+/// is already its 64-bit extension (a result of another type is narrowed to it
+/// first, as C converts it).
+fn widen_operand(e: TExpr, wide: Ty, ty: Ty) -> TExpr {
+    if is_wide_arith(&e) && e.ty.same_repr(&ty) {
+        if let TExprKind::Convert(inner) = e.kind {
+            let mut inner = *inner;
+            inner.ty = wide;
+            return inner;
+        }
+    }
+    convert(e, wide)
+}
+
+/// Whether `e` is an arithmetic result narrowed from its 64-bit computation
+/// (what [`Checker::arith`] makes for operands narrower than 64 bits).
+pub(crate) fn is_wide_arith(e: &TExpr) -> bool {
+    match &e.kind {
+        TExprKind::Convert(inner) => {
+            matches!(inner.kind, TExprKind::Arith { .. })
+                && inner.ty.size() == 8
+                && e.ty.is_int()
+                && e.ty.size() < 8
+        }
+        _ => false,
+    }
+}
+
 /// The constant value of a folded integer expression.
 pub(crate) fn const_value(e: &TExpr) -> Option<i64> {
     match e.kind {
@@ -40,7 +71,15 @@ fn fold(op: ArithOp, a: i64, b: i64, ty: &Ty) -> Option<i64> {
         ArithOp::Mul => a.wrapping_mul(b),
         ArithOp::Div if signed => a.checked_div(b).unwrap_or(a),
         ArithOp::Div => (a as u64).checked_div(b as u64)? as i64,
-        ArithOp::Mod if signed => a.checked_rem(b).unwrap_or(0),
+        // DTrace's signed remainder is negative when the operands' signs differ.
+        ArithOp::Mod if signed => {
+            let r = a.checked_rem(b).unwrap_or(0);
+            if b < 0 {
+                r.wrapping_neg()
+            } else {
+                r
+            }
+        }
         ArithOp::Mod => (a as u64).checked_rem(b as u64)? as i64,
         ArithOp::Shl => a.wrapping_shl((b & 63) as u32),
         ArithOp::Shr if signed => a.wrapping_shr((b & 63) as u32),
@@ -109,12 +148,16 @@ impl<'a> Checker<'a> {
                 Ok(mk(TExprKind::Int(normalize(*value as i64, &ty)), ty, span))
             }
             // "Character constants are assigned the type int" (Dynamic Tracing
-            // Guide, "Constants"); the value is the character's.
-            K::Char(v) => Ok(mk(
-                TExprKind::Int(normalize(*v, &self.b.char_)),
-                self.b.int,
-                span,
-            )),
+            // Guide, "Constants"): the character's value; a constant of several
+            // characters too large for an int is, like an integer, a long.
+            K::Char(v) => {
+                let ty = if i32::try_from(*v).is_ok() {
+                    self.b.int
+                } else {
+                    self.b.long
+                };
+                Ok(mk(TExprKind::Int(*v), ty, span))
+            }
             K::Str(s) => {
                 let (id, cap) = self.intern(s);
                 Ok(mk(TExprKind::Str(id), Ty::Str { cap }, span))
@@ -185,7 +228,13 @@ impl<'a> Checker<'a> {
             }
             K::Index { base, index } => self.index_read(base, index, span),
             K::Unary { op, expr } => self.unary(*op, expr, span),
-            K::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, span),
+            // The operator's own errors are placed where dtrace(1) places them.
+            K::Binary { op, lhs, rhs, at } => self.binary(*op, lhs, rhs, span).map_err(|mut d| {
+                if d.span == Some(span) {
+                    d.line_at = Some(*at);
+                }
+                d
+            }),
             K::Assign { op, lhs, rhs } => self.assign(*op, lhs, rhs, span),
             K::Ternary { cond, then, els } => self.ternary(cond, then, els, span),
             K::Cast { ty, expr } => self.cast(ty, expr, span),
@@ -575,19 +624,24 @@ impl<'a> Checker<'a> {
                 ),
             });
         }
+        // DTrace's types: a shift has its left operand's type; other operators
+        // the operand type of greater rank (size, then unsigned), without C's
+        // promotion to int. The value is computed in 64 bits (operands as their
+        // 64-bit values, intermediate results unnarrowed) and narrowed to that
+        // type once, where the whole arithmetic expression ends.
         let shift = matches!(op, ArithOp::Shl | ArithOp::Shr);
         let ty = if shift {
-            self.b.promote(a.ty)
+            a.ty
         } else {
-            self.b.usual(a.ty, b.ty)
+            self.b.dt_promote(a.ty, b.ty)
         };
-        let a = convert(a, ty);
-        let b = if shift {
-            let p = self.b.promote(b.ty);
-            convert(b, p)
+        let wide = if ty.signed() {
+            self.b.long
         } else {
-            convert(b, ty)
+            self.b.ulong
         };
+        let a = widen_operand(a, wide, ty);
+        let b = widen_operand(b, wide, ty);
         if let (Some(x), Some(y)) = (const_value(&a), const_value(&b)) {
             if matches!(op, ArithOp::Div | ArithOp::Mod) && y == 0 {
                 return Err(Diagnostic::new(
@@ -596,8 +650,8 @@ impl<'a> Checker<'a> {
                     "expression contains division by zero",
                 ));
             }
-            if let Some(v) = fold(op, x, y, &ty) {
-                return Ok(mk(TExprKind::Int(v), ty, span));
+            if let Some(v) = fold(op, x, y, &wide) {
+                return Ok(mk(TExprKind::Int(normalize(v, &ty)), ty, span));
             }
         }
         let k = TExprKind::Arith {
@@ -605,7 +659,13 @@ impl<'a> Checker<'a> {
             lhs: Box::new(a),
             rhs: Box::new(b),
         };
-        Ok(mk(k, ty, span))
+        let e = mk(k, wide, span);
+        if ty.size() == wide.size() && ty.signed() == wide.signed() {
+            let mut e = e;
+            e.ty = ty;
+            return Ok(e);
+        }
+        Ok(mk(TExprKind::Convert(Box::new(e)), ty, span))
     }
 
     fn ternary(&mut self, c: &ast::Expr, t: &ast::Expr, f: &ast::Expr, span: Span) -> R<TExpr> {

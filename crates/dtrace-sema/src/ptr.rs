@@ -432,6 +432,18 @@ impl<'a> Checker<'a> {
     /// `s[i]` on a string: a `char` of its buffer.
     fn str_index(&mut self, s: TExpr, index: &[ast::Expr], span: Span) -> R<TExpr> {
         let iv = self.one_index(index, span)?;
+        // A char array read as a string (`char pr_name[16]` of a kernel or
+        // translated struct) keeps its array bounds: a constant index outside
+        // it is an error. (A string variable's index is checked when it runs.)
+        if let (Some(v), TExprKind::KStr { max, .. }) = (crate::expr::const_value(&iv), &s.kind) {
+            if *max > 0 && (v < 0 || v as u64 >= u64::from(*max)) {
+                return Err(Diagnostic::new(
+                    Tag::D_ARR_BOUNDS,
+                    span,
+                    format!("index outside array bounds: {v}, max is {max}"),
+                ));
+            }
+        }
         let iv = convert(iv, self.b.long);
         let k = TExprKind::StrIndex {
             s: Box::new(s),
@@ -574,6 +586,11 @@ impl<'a> Checker<'a> {
                 Tag::D_IDENT_UNDEF,
                 span,
                 format!("failed to resolve {full}: Unknown symbol name"),
+            )
+            .with_note(
+                "kernel variables are found in /proc/kallsyms, which lists them only \
+                 when the kernel is built with CONFIG_KALLSYMS_ALL (nothing else on \
+                 the system gives their addresses without debug information)",
             ));
         };
         let ty = match var {

@@ -70,6 +70,7 @@ fn bin(op: BinOp, lhs: ast::Expr, rhs: ast::Expr, span: Span) -> ast::Expr {
             op,
             lhs: Box::new(lhs),
             rhs: Box::new(rhs),
+            at: span,
         },
         span,
     }

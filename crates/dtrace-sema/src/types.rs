@@ -135,6 +135,27 @@ impl BaseTypes {
         }
     }
 
+    /// The type of a binary arithmetic operation in D (libdtrace's promotion):
+    /// of the two operand types, the one of greater rank, the rank being its
+    /// width in bits plus one when unsigned; no promotion to `int` first, so
+    /// `unsigned char + char` is an `unsigned char`.
+    pub fn dt_promote(&self, a: Ty, b: Ty) -> Ty {
+        let rank = |t: &Ty| match t {
+            Ty::Int { size, signed, .. } => u32::from(*size) * 8 + u32::from(!*signed),
+            _ => 0,
+        };
+        match (a, b) {
+            (Ty::Int { .. }, Ty::Int { .. }) => {
+                if rank(&b) > rank(&a) {
+                    b
+                } else {
+                    a
+                }
+            }
+            _ => self.int,
+        }
+    }
+
     /// Integer promotion: types narrower than `int` become `int`.
     pub fn promote(&self, t: Ty) -> Ty {
         match t {

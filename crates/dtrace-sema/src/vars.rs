@@ -69,6 +69,14 @@ impl<'a> Checker<'a> {
             let cur = mk(TExprKind::Var(VarRef::Global(u32::MAX)), lty, lhs.span);
             // Type the operation as `lhs op rhs` would be; the placeholder stands for lhs.
             let typed = self.arith(aop, &sym, cur, r, span)?;
+            // Narrower than 64 bits, the operation is computed in 64 (and the
+            // store narrows it).
+            let typed = match typed.kind {
+                TExprKind::Convert(inner) if matches!(inner.kind, TExprKind::Arith { .. }) => {
+                    *inner
+                }
+                kind => mk(kind, typed.ty, typed.span),
+            };
             let (op_ty, rhs) = match typed.kind {
                 TExprKind::Arith { rhs, .. } => (typed.ty, *rhs),
                 // Unreachable: the stand-in is not constant, so nothing folded.
@@ -179,7 +187,8 @@ impl<'a> Checker<'a> {
                 if self.scalar_array_elem(lhs)?.is_some() =>
             {
                 let r = self.expr(rhs)?;
-                let r = self.storable(r)?;
+                // A struct or union member takes a whole struct or union.
+                let r = self.storable_in(r, true)?;
                 match self.scalar_array_elem(lhs)? {
                     Some((lv, ty)) => self.finish_assign(lv, ty, r, span),
                     None => Err(not_writable(lhs, "=")),

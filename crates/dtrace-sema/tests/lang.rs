@@ -257,3 +257,29 @@ fn struct_inlines_name_variables_of_their_type() {
         ))
     );
 }
+
+#[test]
+fn arithmetic_types_follow_libdtrace() {
+    // No promotion to int: the operand type of greater rank (width, then
+    // unsignedness); a shift has its left operand's type; several characters
+    // too many for an int make a long constant.
+    let p = ok("unsigned char C; char c; short s; unsigned int u; \
+                BEGIN { a = C + c; b = c + c; d = c << 2; e = s * u; f = 'abcdefgh'; g = 'ab'; }");
+    let ty = |n: &str| {
+        p.globals
+            .iter()
+            .find(|g| g.name == n)
+            .map(|g| g.ty)
+            .unwrap_or_else(|| panic!("no global {n}"))
+    };
+    let parts = |t: Ty| match t {
+        Ty::Int { size, signed, .. } => (size, signed),
+        other => panic!("not an integer: {other:?}"),
+    };
+    assert_eq!(parts(ty("a")), (1, false));
+    assert_eq!(parts(ty("b")), (1, true));
+    assert_eq!(parts(ty("d")), (1, true));
+    assert_eq!(parts(ty("e")), (4, false));
+    assert_eq!(parts(ty("f")), (8, true));
+    assert_eq!(parts(ty("g")), (4, true));
+}

@@ -134,6 +134,11 @@ pub enum ExprKind {
         op: BinOp,
         lhs: Box<Expr>,
         rhs: Box<Expr>,
+        /// Where dtrace(1) places this operator's errors: the token after the
+        /// right operand (libdtrace gives a node the line its lexer is on when
+        /// the parser builds it, after reading that token; a predicate's closing
+        /// `/` is read with the white space after it).
+        at: Span,
     },
     /// `lhs = rhs` (`op == None`) or `lhs op= rhs`.
     Assign {

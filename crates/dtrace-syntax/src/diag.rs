@@ -270,6 +270,10 @@ pub struct Diagnostic {
     /// node the lexer's line when the parser makes it, which for some nodes (a
     /// cast) is after reading the token that follows them.
     pub line_after: bool,
+    /// Where dtrace(1)'s one-line form places the error when that differs from
+    /// the span (a binary operator's errors: see `ExprKind::Binary::at`); the
+    /// rich form still marks the span.
+    pub line_at: Option<Span>,
 }
 
 impl Diagnostic {
@@ -281,6 +285,7 @@ impl Diagnostic {
             notes: Vec::new(),
             lineless: false,
             line_after: false,
+            line_at: None,
         }
     }
 
@@ -292,6 +297,7 @@ impl Diagnostic {
             notes: Vec::new(),
             lineless: false,
             line_after: false,
+            line_at: None,
         }
     }
 
@@ -335,7 +341,10 @@ pub fn render_dtrace(map: &SourceMap, d: &Diagnostic, opts: RenderOptions) -> St
             let at = if d.line_after {
                 next_token(&f.text, span.hi)
             } else {
-                span.lo
+                d.line_at
+                    .filter(|a| a.source == span.source)
+                    .unwrap_or(span)
+                    .lo
             };
             let line = f.logical_line(at);
             match &f.kind {

@@ -377,7 +377,7 @@ fn expr_to(out: &mut String, e: &Expr) {
             expr_to(out, expr);
             out.push(')');
         }
-        ExprKind::Binary { op, lhs, rhs } => {
+        ExprKind::Binary { op, lhs, rhs, .. } => {
             let _ = write!(out, "({} ", op.symbol());
             expr_to(out, lhs);
             out.push(' ');

@@ -89,6 +89,11 @@ impl<'a> Lexer<'a> {
         self.opts
     }
 
+    /// The whole text being lexed.
+    pub(crate) fn text(&self) -> &'a str {
+        self.text
+    }
+
     pub(crate) fn text_of(&self, lo: usize, hi: usize) -> &'a str {
         self.text.get(lo..hi).unwrap_or("")
     }
@@ -397,8 +402,10 @@ impl<'a> Lexer<'a> {
     /// An identifier or keyword, possibly scoped: ``mod`name``, `` `name``.
     fn ident(&self, i: usize) -> Result<(Token, usize), Diagnostic> {
         if self.b[i] == b'`' {
+            // A backquote alone is an identifier too (DTrace's identifiers may
+            // hold backquotes): `` ` `` names no symbol, which sema reports.
             if !is_ident_start(self.at(i + 1)) {
-                return Err(self.syntax_near(i, i + 1));
+                return Ok((self.tok(Tok::Ident("`".into()), i, i + 1), i + 1));
             }
             let mut e = i + 1;
             while e < self.b.len() && is_ident_char(self.b[e]) {

@@ -93,11 +93,20 @@ pub fn parse_int(text: &str, span: Span) -> Result<IntLit, Diagnostic> {
     })
 }
 
-/// Decode one escape sequence starting just after the backslash at `b[i]`.
-/// Returns the byte value and the index after the sequence.
-pub fn decode_escape(b: &[u8], i: usize, span: Span) -> Result<(u8, usize), Diagnostic> {
+/// Decode one escape sequence starting just after the backslash at `b[i]`, as
+/// DTrace does (libdtrace's `stresc2chr`): `\a \b \f \n \r \t \v`, `\"`, `\\`,
+/// one to three octal digits, `\x` and hex digits; any other character keeps
+/// its backslash (`'\?'` is two characters). Appends the bytes to `out` and
+/// returns the index after the sequence.
+pub fn decode_escape(
+    b: &[u8],
+    i: usize,
+    span: Span,
+    out: &mut Vec<u8>,
+) -> Result<usize, Diagnostic> {
     let Some(&c) = b.get(i) else {
-        return Ok((b'\\', i));
+        out.push(b'\\');
+        return Ok(i);
     };
     let simple = match c {
         b'n' => Some(b'\n'),
@@ -108,13 +117,12 @@ pub fn decode_escape(b: &[u8], i: usize, span: Span) -> Result<(u8, usize), Diag
         b'f' => Some(0x0c),
         b'v' => Some(0x0b),
         b'\\' => Some(b'\\'),
-        b'\'' => Some(b'\''),
         b'"' => Some(b'"'),
-        b'?' => Some(b'?'),
         _ => None,
     };
     if let Some(v) = simple {
-        return Ok((v, i + 1));
+        out.push(v);
+        return Ok(i + 1);
     }
     if (b'0'..=b'7').contains(&c) {
         let mut v: u32 = 0;
@@ -123,13 +131,14 @@ pub fn decode_escape(b: &[u8], i: usize, span: Span) -> Result<(u8, usize), Diag
             v = v * 8 + (b[j] - b'0') as u32;
             j += 1;
         }
-        return Ok(((v & 0xff) as u8, j));
+        out.push((v & 0xff) as u8);
+        return Ok(j);
     }
     if c == b'x' {
         let mut v: u32 = 0;
         let mut j = i + 1;
-        while j < b.len() && j < i + 3 && b[j].is_ascii_hexdigit() {
-            v = v * 16 + (b[j] as char).to_digit(16).unwrap_or(0);
+        while j < b.len() && b[j].is_ascii_hexdigit() {
+            v = (v << 4) | (b[j] as char).to_digit(16).unwrap_or(0);
             j += 1;
         }
         if j == i + 1 {
@@ -139,10 +148,12 @@ pub fn decode_escape(b: &[u8], i: usize, span: Span) -> Result<(u8, usize), Diag
                 "\\x used with no following hex digits",
             ));
         }
-        return Ok(((v & 0xff) as u8, j));
+        out.push((v & 0xff) as u8);
+        return Ok(j);
     }
-    // Unknown escape: C keeps the character.
-    Ok((c, i + 1))
+    out.push(b'\\');
+    out.push(c);
+    Ok(i + 1)
 }
 
 /// Decode the body of a character constant (between the quotes).
@@ -151,9 +162,7 @@ pub fn parse_char(body: &[u8], span: Span) -> Result<i64, Diagnostic> {
     let mut i = 0;
     while i < body.len() {
         if body[i] == b'\\' {
-            let (v, j) = decode_escape(body, i + 1, span)?;
-            bytes.push(v);
-            i = j;
+            i = decode_escape(body, i + 1, span, &mut bytes)?;
         } else {
             bytes.push(body[i]);
             i += 1;
@@ -167,12 +176,15 @@ pub fn parse_char(body: &[u8], span: Span) -> Result<i64, Diagnostic> {
         )),
         // A single character is a (signed) char, as in C.
         1 => Ok(bytes[0] as i8 as i64),
+        // Several: big-endian, the first byte's sign extending the value.
         n if n > 8 => Err(Diagnostic::new(
             Tag::D_CHR_OFLOW,
             span,
             "character constant is too long",
         )),
-        _ => Ok(bytes.iter().fold(0i64, |acc, &b| (acc << 8) | b as i64)),
+        _ => Ok(bytes[1..]
+            .iter()
+            .fold(bytes[0] as i8 as i64, |acc, &b| (acc << 8) | b as i64)),
     }
 }
 
@@ -182,9 +194,7 @@ pub fn parse_str(body: &[u8], span: Span) -> Result<Vec<u8>, Diagnostic> {
     let mut i = 0;
     while i < body.len() {
         if body[i] == b'\\' {
-            let (v, j) = decode_escape(body, i + 1, span)?;
-            out.push(v);
-            i = j;
+            i = decode_escape(body, i + 1, span, &mut out)?;
         } else {
             out.push(body[i]);
             i += 1;
@@ -229,6 +239,18 @@ mod tests {
         assert_eq!(parse_char(b"\\n", sp()).unwrap(), 10);
         assert_eq!(parse_char(b"\\377", sp()).unwrap(), -1);
         assert_eq!(parse_char(b"ab", sp()).unwrap(), 0x6162);
+        // DTrace's escapes: `\?` and `\'` are not escapes (the backslash stays),
+        // `\"` is; octal takes up to three digits.
+        assert_eq!(parse_char(b"\\?", sp()).unwrap(), 0x5c3f);
+        assert_eq!(parse_char(b"\\'", sp()).unwrap(), 0x5c27);
+        assert_eq!(parse_char(b"\\q", sp()).unwrap(), 0x5c71);
+        assert_eq!(parse_char(b"\\\"", sp()).unwrap(), 0x22);
+        assert_eq!(parse_char(b"\\0101x", sp()).unwrap(), 0x083178);
+        assert_eq!(parse_char(b"x\\by", sp()).unwrap(), 0x780879);
+        // Eight characters fill 64 bits; a leading byte >= 0x80 sign-extends.
+        assert_eq!(parse_char(b"abcdefgh", sp()).unwrap(), 0x6162636465666768);
+        assert_eq!(parse_char(b"\\377a", sp()).unwrap(), -159);
+        assert_eq!(parse_str(b"a\\?b", sp()).unwrap(), b"a\\?b");
         assert_eq!(parse_char(b"", sp()).unwrap_err().tag, Tag::D_CHR_NULL);
         assert_eq!(
             parse_char(b"123456789", sp()).unwrap_err().tag,

@@ -320,9 +320,36 @@ impl Dtrace {
             is_type_name: &is_type_name,
         };
         let end = self.map.get(id).map_or(0, |f| f.text.len() as u32);
-        let (program, info) = dtrace_syntax::parse_with_info(&self.map, id, &popts)
-            .map_err(|d| compile::error(&self.map, &d, self.options.errtags))?;
+        let parsed = dtrace_syntax::parse_with_info(&self.map, id, &popts);
+        let (program, info) = match parsed {
+            Ok(p) => p,
+            Err(d) => {
+                let prefix = dtrace_syntax::parse_prefix(&self.map, id, &popts);
+                let d = self.declaration_error(prefix).unwrap_or(d);
+                return Err(compile::error(&self.map, &d, self.options.errtags));
+            }
+        };
         Ok((program, info, dtrace_syntax::Span::new(id, end, end)))
+    }
+
+    /// The first error in the declarations that parsed before a syntax error:
+    /// libdtrace acts on a declaration as soon as it is parsed, so that error
+    /// comes first. Checked on a copy of the types (nothing is declared).
+    fn declaration_error(&self, prefix: Program) -> Option<dtrace_syntax::Diagnostic> {
+        let mut items: Vec<_> = self.items.clone();
+        items.extend(
+            prefix
+                .items
+                .into_iter()
+                .filter(|i| matches!(i, dtrace_syntax::ast::Item::Decl(_))),
+        );
+        if items.len() == self.items.len() {
+            return None;
+        }
+        let mut types = self.types.clone();
+        let opts = self.compile_options();
+        let probes = self.clause_probes.clone();
+        dtrace_sema::check_with(&Program { items }, &probes, &mut types, &opts, &kallsyms).err()
     }
 
     /// `source` after the C preprocessor (`-C`, scripts only), run once per

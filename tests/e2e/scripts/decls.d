@@ -1,5 +1,5 @@
 /*
- * D declarations: a struct laid out by C rules (x86_64 SysV), a typedef, an
+ * D declarations: a struct laid out by DTrace's rules, a typedef, an
  * enum, inlines and typed variables.
  */
 struct rec {
@@ -8,7 +8,7 @@ struct rec {
 	short s;	/* 8 */
 	long l;		/* 16 */
 	char name[5];	/* 24..28 */
-	unsigned int a : 3, b : 7;	/* bits 232..241, in the int unit at 28 */
+	unsigned int a : 3, b : 7;	/* bytes 29 and 30, one each */
 	struct rec *next;	/* 32 */
 };			/* size 40 */
 typedef struct rec rec_t;

@@ -168,16 +168,36 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// The place of the token after an operand ending at `after` (see
+    /// `ExprKind::Binary::at`); the operand's own span if there is none.
+    fn report_at(&mut self, after: Span) -> Span {
+        match self.peek() {
+            Ok(t) if t.kind == Tok::SlashEnd => {
+                let end = t.span.hi as usize;
+                let text = self.lx.text();
+                let skip = text
+                    .get(end..)
+                    .map_or(0, |r| r.len() - r.trim_start().len());
+                let at = (end + skip) as u32;
+                Span::new(t.span.source, at, at)
+            }
+            Ok(t) => t.span,
+            Err(_) => after,
+        }
+    }
+
     #[inline(never)]
     fn binary_rest(&mut self, lhs: Expr, op: BinOp, min: u8) -> Result<Expr, Diagnostic> {
         self.bump()?;
         let rhs = self.expr_bp(min)?;
         let span = lhs.span.to(rhs.span);
+        let at = self.report_at(rhs.span);
         Ok(Expr {
             kind: ExprKind::Binary {
                 op,
                 lhs: bx(lhs),
                 rhs: bx(rhs),
+                at,
             },
             span,
         })

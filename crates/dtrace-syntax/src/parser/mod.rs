@@ -72,6 +72,22 @@ pub fn parse(
     parse_with_info(map, source, opts).map(|(p, _)| p)
 }
 
+/// The items of `source` that parse before its first syntax error (all of them
+/// when there is none). libdtrace acts on each declaration as its parser reads
+/// it, so an error in a declaration is reported before a syntax error after it:
+/// the compiler checks these declarations when parsing fails.
+pub fn parse_prefix(map: &SourceMap, source: SourceId, opts: &ParseOptions) -> Program {
+    let Some(file) = map.get(source) else {
+        return Program { items: Vec::new() };
+    };
+    let mut p = Parser::new(&file.text, source, opts);
+    p.file = Some(file);
+    p.from_file = matches!(file.kind, crate::span::SourceKind::Script { .. });
+    let mut items = Vec::new();
+    let _ = p.program_into(&mut items);
+    Program { items }
+}
+
 /// Like [`parse`], also returning [`ParseInfo`].
 pub fn parse_with_info(
     map: &SourceMap,
@@ -449,12 +465,18 @@ impl<'a> Parser<'a> {
 
     fn program(&mut self) -> Result<Vec<Item>, Diagnostic> {
         let mut items = Vec::new();
+        self.program_into(&mut items)?;
+        Ok(items)
+    }
+
+    /// The items of the program, into `items` as they are parsed.
+    fn program_into(&mut self, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
         loop {
             self.set_mode(Mode::Code);
             // Probe descriptions need not lex as code (`tick-1sec`): a lexing
             // error here just means "not a declaration".
             let first = self.peek();
-            self.flush_pragmas(&mut items);
+            self.flush_pragmas(items);
             let first = match first {
                 Ok(t) => t,
                 Err(_) => {
@@ -477,9 +499,9 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
-            self.flush_pragmas(&mut items);
+            self.flush_pragmas(items);
         }
-        self.flush_pragmas(&mut items);
-        Ok(items)
+        self.flush_pragmas(items);
+        Ok(())
     }
 }

@@ -1,0 +1,4 @@
+BEGIN
+{
+	x = curlwpsinfo->pr_name[16];
+}

@@ -1,0 +1,3 @@
+union u {
+	union later l;
+};
