@@ -160,6 +160,7 @@ impl Session {
             noresolve: options.noresolve,
             droptags: options.droptags,
             folded: options.aggfmt_folded,
+            printsize: Some(options.printsize.min(u32::MAX as u64) as u32),
         };
         let needs_symbols = uses_symbols(&compiled.desc);
         let mut consumer = Consumer::new(compiled.desc, copts);
@@ -508,7 +509,16 @@ impl Iterator for Events<'_> {
 /// (traced, a key, `%k`) or a `%a`/`%A` conversion.
 fn uses_symbols(desc: &dtrace_codegen::desc::ProgramDesc) -> bool {
     use dtrace_codegen::desc::{ActionKind, ValueType};
-    let stack = |t: &ValueType| matches!(t, ValueType::Stack { .. });
+    let stack = |t: &ValueType| {
+        matches!(
+            t,
+            ValueType::Stack { .. }
+                | ValueType::UserSym {
+                    kind: dtrace_codegen::desc::StackKind::KSym
+                        | dtrace_codegen::desc::StackKind::KMod
+                }
+        )
+    };
     let symbolic = |f: &str| {
         dtrace_codegen::desc::Format::parse(f)
             .map(|f| f.conversions().any(|c| matches!(c.ch, 'a' | 'A' | 'k')))
@@ -569,6 +579,7 @@ fn setopt_handler(mut options: Options) -> dtrace_consumer::consume::SetOption {
         copts.stackindent = Some(options.stackindent.min(u32::MAX as u64) as u32);
         copts.droptags = options.droptags;
         copts.folded = options.aggfmt_folded;
+        copts.printsize = Some(options.printsize.min(u32::MAX as u64) as u32);
         Ok(())
     })
 }
