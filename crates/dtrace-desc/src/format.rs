@@ -96,7 +96,7 @@ impl Conversion {
             'p' | 'a' | 'A' => Want::Addr,
             'e' | 'E' | 'f' | 'F' | 'g' | 'G' => Want::Double,
             'k' => Want::Stack,
-            'Y' => Want::Time,
+            'Y' | 'T' => Want::Time,
             _ => Want::None,
         }
     }
@@ -141,7 +141,7 @@ pub struct ParseError {
     pub message: String,
 }
 
-const CONVERSIONS: &str = "aAcCdieEfFgGkopsSuxXY%";
+const CONVERSIONS: &str = "aAcCdieEfFgGkopsSuTxXY%";
 
 /// First of the 256 private-use characters that stand for the bytes of a
 /// format string that are not UTF-8 (see [`format_text`]).
