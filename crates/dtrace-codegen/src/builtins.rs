@@ -3,7 +3,7 @@
 use crate::expr::str_cap;
 use crate::gen::{Gen, Val, DCTX, FP_SCRATCH};
 use crate::layout;
-use dtrace_bpf::{helper, AluOp, Insn, Reg, Size};
+use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
 use dtrace_sema::{Builtin, Ty};
 
 impl<'a> Gen<'a> {
@@ -90,7 +90,19 @@ impl<'a> Gen<'a> {
                 self.a.call_helper(helper::GET_SMP_PROCESSOR_ID);
                 self.a.emit(Insn::movsx64_reg(w, Reg::R0, 32));
             }
-            Builtin::Timestamp | Builtin::Vtimestamp => {
+            Builtin::Timestamp => {
+                // Read once per firing (D_TSTAMP), as DTrace does.
+                let have = self.a.label();
+                self.a
+                    .emit(Insn::ldx_mem(Size::DW, Reg::R0, DCTX, layout::D_TSTAMP));
+                self.a.jmp_imm(JmpOp::Ne, Reg::R0, 0, have);
+                self.a.call_helper(helper::KTIME_GET_NS);
+                self.a
+                    .emit(Insn::stx_mem(Size::DW, DCTX, Reg::R0, layout::D_TSTAMP));
+                self.a.bind(have);
+                self.a.emit(Insn::mov64_reg(w, Reg::R0));
+            }
+            Builtin::Vtimestamp => {
                 self.a.call_helper(helper::KTIME_GET_NS);
                 self.a.emit(Insn::mov64_reg(w, Reg::R0));
             }

@@ -249,6 +249,7 @@ impl<'a> Gen<'a> {
             TExprKind::CurCpu => self.curcpu(),
             TExprKind::URegs(n) => self.uregs(*n),
             TExprKind::CheckIndex { index, len } => self.check_index(index, *len),
+            TExprKind::NotNull(p) => self.not_null(p),
             TExprKind::Build { size, members } => self.build(*size, members),
             TExprKind::Speculation => self.speculation(),
             TExprKind::ByteSwap(v) => self.byte_swap(v, e.ty.size() * 8),

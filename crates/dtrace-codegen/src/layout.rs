@@ -45,7 +45,11 @@ pub const D_LAUNDER: i16 = D_CPUINFO + 16;
 /// one CPU while the consumer waits and get one CPU's buffer (`bufsize`); they
 /// set it and clear it again when done.
 pub const D_BUDGET: i16 = D_LAUNDER + 8;
-pub const D_CLAUSE_VARS: u32 = 288;
+/// `timestamp` as first read in this firing (0: not read yet): DTrace reads
+/// the clock once per probe firing, so every read in it agrees. Each
+/// trampoline clears it with the probe ID.
+pub const D_TSTAMP: i16 = D_BUDGET + 8;
+pub const D_CLAUSE_VARS: u32 = 296;
 
 /// The most entries a hash map of aggregations or dynamic variables gets.
 pub const MAX_MAP_ENTRIES: u32 = 1 << 20;
@@ -262,16 +266,17 @@ impl Layout {
         }
         // Dynamic variables: `dynvarsize` bytes hold, as DTrace counts them,
         // dynvarsize / (largest key tuple + largest value) variables in all
-        // (a thread-local has no tuple). Each map holds at most that many, and
-        // no more than it held before counting bytes (they are preallocated).
+        // (a thread-local has no tuple; a value counts its own size, not
+        // rounded). Each map holds at most that many, and no more than it held
+        // before counting bytes (they are preallocated).
         let (max_tuple, max_value) = tp
             .thread_vars
             .iter()
-            .map(|v| (0, round8(v.ty.size())))
+            .map(|v| (0, v.ty.size()))
             .chain(
                 tp.arrays
                     .iter()
-                    .map(|a| (accounted_tuple(&a.keys, opts) + 8, round8(a.value.size()))),
+                    .map(|a| (accounted_tuple(&a.keys, opts) + 8, a.value.size())),
             )
             .fold((0, 0), |(t, v), (a, b)| (t.max(a), v.max(b)));
         let dynvar_limit =

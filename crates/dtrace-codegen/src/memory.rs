@@ -104,6 +104,14 @@ impl<'a> Gen<'a> {
 }
 
 impl<'a> Gen<'a> {
+    /// `NotNull`: the pointer, or an invalid-address fault at address 0.
+    pub fn not_null(&mut self, p: &TExpr) -> Val {
+        let v = self.expr(p);
+        let r = self.get(v, Reg::R1);
+        self.fault_unless(JmpOp::Ne, r, 0, FaultKind::BadAddr);
+        v
+    }
+
     /// `CheckIndex`: the index, or an invalid-address fault if not below `len`.
     pub fn check_index(&mut self, index: &TExpr, len: u32) -> Val {
         let v = self.expr(index);

@@ -117,7 +117,14 @@ impl RecordPlan {
                     };
                     Some((ActionKind::Trace, vec![f]))
                 }
-                TStmt::Print { value, shape } => {
+                TStmt::Print { value, shape, addr } => {
+                    let mut fields = Vec::new();
+                    if addr.is_some() {
+                        fields.push(self.raw_field(ValueType::Int {
+                            size: 8,
+                            signed: false,
+                        }));
+                    }
                     let off = self.size.div_ceil(8) * 8;
                     let size = value.ty.size();
                     self.size = off + size;
@@ -125,8 +132,9 @@ impl RecordPlan {
                         offset: off,
                         ty: ValueType::Bytes { size },
                     };
+                    fields.push(f);
                     let ty = shape.clone();
-                    Some((ActionKind::Print { ty }, vec![f]))
+                    Some((ActionKind::Print { ty }, fields))
                 }
                 TStmt::Printf { format, args } => {
                     let fs = args.iter().map(|a| self.field(&a.ty)).collect();

@@ -440,11 +440,21 @@ impl Consumer {
                     agg_control(&self.desc, &mut self.normals, *op, *agg, arg, aggs)?;
                 }
                 ActionKind::Print { ty } => {
-                    if let Some(Value::Bytes(b)) = vals.into_iter().next() {
-                        events.push(Event::Print {
-                            ty: ty.clone(),
-                            bytes: b,
-                        });
+                    let mut addr = None;
+                    for v in vals {
+                        match v {
+                            Value::Bytes(mut b) => {
+                                if let Some(n) = self.opts.printsize {
+                                    b.truncate(n as usize);
+                                }
+                                events.push(Event::Print {
+                                    ty: ty.clone(),
+                                    bytes: b,
+                                    addr,
+                                });
+                            }
+                            other => addr = Some(other.as_u64()),
+                        }
                     }
                 }
                 // Handled by `record` (speculation.rs).

@@ -191,8 +191,10 @@ pub enum Event {
     Print {
         /// The value's type.
         ty: PrintType,
-        /// The value's bytes.
+        /// The value's bytes (at most `printsize` of them).
         bytes: Vec<u8>,
+        /// The pointer `print()` was given: `bytes` are the object it points to.
+        addr: Option<u64>,
     },
     /// `printa()`: aggregations printed now.
     Printa(AggReport),

@@ -205,9 +205,9 @@ impl<W: Write, E: Write> Output for JsonOutput<W, E> {
             }
             Event::Tracemem(b) => Some(format!("{{\"tracemem\":{}}}", byte_array(b))),
             Event::Symbol { addr, module, text } => Some(symbol(*addr, *module, text, &syms.syms)),
-            Event::Print { ty, bytes } => {
+            Event::Print { ty, bytes, addr } => {
                 let mut text = Vec::new();
-                crate::print::print_value(ty, bytes, &mut text);
+                crate::print::print_value(ty, bytes, *addr, &mut text);
                 let start = text.iter().position(|c| !c.is_ascii_whitespace());
                 let end = text.iter().rposition(|c| !c.is_ascii_whitespace());
                 let trimmed = match (start, end) {
@@ -461,6 +461,8 @@ fn user_symbol(kind: StackKind, pid: u64, addr: u64, env: &Env) -> String {
     let text = crate::ustack::usym_text(kind, pid, addr, env);
     let key = match kind {
         StackKind::UMod => return format!("{{\"umod\":{}}}", string(text.as_bytes())),
+        StackKind::KSym => return format!("{{\"sym\":{}}}", string(text.as_bytes())),
+        StackKind::KMod => return format!("{{\"mod\":{}}}", string(text.as_bytes())),
         StackKind::UAddr => "uaddr",
         _ => "usym",
     };

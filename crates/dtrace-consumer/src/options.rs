@@ -40,4 +40,6 @@ pub struct ConsumerOptions {
     pub droptags: bool,
     /// `aggfmt=folded`: stack-keyed aggregations print as folded stacks.
     pub folded: bool,
+    /// `printsize`: the most bytes of a value `print()` shows (None: all).
+    pub printsize: Option<u32>,
 }

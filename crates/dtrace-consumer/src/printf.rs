@@ -12,7 +12,7 @@ pub use dtrace_desc::{Conversion, Count, Format, FormatError as ParseError, Leng
 
 use crate::symbols::{print_stack, KernelSymbols};
 use crate::value::{mask, sign_extend, Value};
-use crate::walltime::{walltime_in, TimeZone};
+use crate::walltime::{time822_in, walltime_in, TimeZone};
 
 /// Largest width or precision honoured at run time (`*` arguments).
 const MAX_WIDTH: usize = dtrace_desc::MAX_FORMAT_WIDTH;
@@ -345,8 +345,12 @@ pub fn convert_env(c: &Conversion, v: &Value, env: &Env, out: &mut Vec<u8>) {
                 out,
             );
         }
-        'Y' => {
-            let s = walltime_in(v.as_i64(), &env.tz);
+        'Y' | 'T' => {
+            let s = if c.ch == 'T' {
+                time822_in(v.as_i64(), &env.tz)
+            } else {
+                walltime_in(v.as_i64(), &env.tz)
+            };
             let n = fixed(c.prec).map_or(s.len(), |p| p.min(s.len()));
             pad(c, &s.as_bytes()[..n], out);
         }

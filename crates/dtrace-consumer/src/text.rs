@@ -141,7 +141,9 @@ impl<W: Write, E: Write> Output for TextOutput<W, E> {
                 self.buf
                     .extend_from_slice(format!("  {text:<50}").as_bytes());
             }
-            Event::Print { ty, bytes } => crate::print::print_value(ty, bytes, &mut self.buf),
+            Event::Print { ty, bytes, addr } => {
+                crate::print::print_value(ty, bytes, *addr, &mut self.buf)
+            }
             Event::Printa(r) if r.format.is_none() && self.fold(cx, r) => {}
             Event::Printa(r) => {
                 let descs: Vec<_> = r.aggs.iter().collect();

@@ -123,6 +123,8 @@ pub fn usym_text(kind: StackKind, pid: u64, addr: u64, env: &Env) -> String {
     let p = u32::try_from(pid).unwrap_or(0);
     match kind {
         StackKind::UMod => env.usyms.module(p, addr),
+        StackKind::KSym => env.syms.function(addr),
+        StackKind::KMod => env.syms.module(addr),
         StackKind::USym | StackKind::UFunc => {
             let start = env.usyms.resolve(p, addr).function_start.unwrap_or(addr);
             if env.noresolve {

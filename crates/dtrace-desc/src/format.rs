@@ -96,7 +96,7 @@ impl Conversion {
             'p' | 'a' | 'A' => Want::Addr,
             'e' | 'E' | 'f' | 'F' | 'g' | 'G' => Want::Double,
             'k' => Want::Stack,
-            'Y' => Want::Time,
+            'Y' | 'T' => Want::Time,
             _ => Want::None,
         }
     }
@@ -141,7 +141,57 @@ pub struct ParseError {
     pub message: String,
 }
 
-const CONVERSIONS: &str = "aAcCdieEfFgGkopsSuxXY%";
+const CONVERSIONS: &str = "aAcCdieEfFgGkopsSuTxXY%";
+
+/// First of the 256 private-use characters that stand for the bytes of a
+/// format string that are not UTF-8 (see [`format_text`]).
+const RAW_BYTE_BASE: u32 = 0x10_FF00;
+
+/// A D string constant as format text: valid UTF-8 is kept, and each byte of
+/// an invalid sequence (a D string is any bytes: `"\xc0"`) becomes a
+/// private-use character that [`Format::parse`] turns back into that byte, so
+/// the format prints exactly the constant's bytes.
+pub fn format_text(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                s.push_str(valid);
+                break;
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                s.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                let bad = e.error_len().unwrap_or(after.len()).min(after.len());
+                for b in &after[..bad] {
+                    s.extend(char::from_u32(RAW_BYTE_BASE + u32::from(*b)));
+                }
+                rest = &after[bad..];
+            }
+        }
+    }
+    s
+}
+
+/// A literal piece's bytes with [`format_text`]'s stand-ins turned back into
+/// the bytes they stand for.
+fn raw_bytes(lit: &[u8]) -> Vec<u8> {
+    let Ok(text) = std::str::from_utf8(lit) else {
+        return lit.to_vec();
+    };
+    let mut out = Vec::with_capacity(lit.len());
+    for ch in text.chars() {
+        match u32::from(ch).checked_sub(RAW_BYTE_BASE) {
+            Some(b) if b <= 0xff => out.push(b as u8),
+            _ => {
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+    }
+    out
+}
 
 /// Largest width or precision honoured (16 MiB): enough for any real layout,
 /// small enough that a format cannot exhaust memory.
@@ -166,12 +216,12 @@ impl Format {
             let (c, next) = parse_conversion(b, i, number)?;
             i = next;
             if !lit.is_empty() {
-                pieces.push(Piece::Literal(std::mem::take(&mut lit)));
+                pieces.push(Piece::Literal(raw_bytes(&std::mem::take(&mut lit))));
             }
             pieces.push(Piece::Conv(c));
         }
         if !lit.is_empty() {
-            pieces.push(Piece::Literal(lit));
+            pieces.push(Piece::Literal(raw_bytes(&lit)));
         }
         Ok(Format { pieces })
     }
@@ -520,6 +570,21 @@ mod tests {
     }
     fn string() -> ArgType {
         ArgType::new(ArgKind::String, "string")
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_survive_a_format() {
+        let text = format_text(b"a\xc0\xa8\x01\x17%d\xffz");
+        let f = Format::parse(&text).expect("parses");
+        let lits: Vec<&[u8]> = f
+            .pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Literal(l) => Some(l.as_slice()),
+                Piece::Conv(_) => None,
+            })
+            .collect();
+        assert_eq!(lits, vec![&b"a\xc0\xa8\x01\x17"[..], &b"\xffz"[..]]);
     }
 
     #[test]

@@ -207,6 +207,11 @@ pub enum StackKind {
     UFunc,
     /// `umod(a)`: printed as the module; keys merge by module.
     UMod,
+    /// `sym(a)`/`func(a)` held as a value (an aggregation key): a kernel
+    /// address printed `module`function`; keys merge by function.
+    KSym,
+    /// `mod(a)` held as a value: a kernel address printed as its module.
+    KMod,
 }
 
 /// Words of registers and copy description in a [`ValueType::UserStack`].
@@ -255,7 +260,9 @@ pub enum ActionKind {
     /// (an 8-byte signed field) when the action has one. The consumer applies it to
     /// its view of the aggregation (and the kernel's data) when it reaches the record.
     AggControl { op: AggOp, agg: u32 },
-    /// `print(expr)`: one `Bytes` field holding the value, printed with its type.
+    /// `print(expr)`: one `Bytes` field holding the value, printed with its type;
+    /// for a pointer to a struct or union, the pointer (an 8-byte integer field)
+    /// comes first and the `Bytes` are the object it points to.
     Print { ty: PrintType },
     /// `speculate(id)`: one u64 field, the speculation ID (bits 0-31) and its
     /// generation (bits 32-62, see [`spec_gen`]). A record in which it ran with a

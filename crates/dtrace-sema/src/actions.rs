@@ -127,7 +127,7 @@ impl<'a> Checker<'a> {
                 }
                 let targs = self.check_printf(func, fmt, first.span, targs, span)?;
                 Ok(TStmt::Printf {
-                    format: String::from_utf8_lossy(fmt).into_owned(),
+                    format: crate::format::format_text(fmt),
                     args: targs,
                 })
             }
@@ -148,7 +148,7 @@ impl<'a> Checker<'a> {
                         "printa( ) format string is empty",
                     ));
                 }
-                format = Some(String::from_utf8_lossy(f).into_owned());
+                format = Some(crate::format::format_text(f));
                 rest = &args[1..];
             }
         }

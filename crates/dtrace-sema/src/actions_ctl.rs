@@ -226,6 +226,22 @@ impl<'a> Checker<'a> {
         Ok(self.user_sym(kind, v))
     }
 
+    /// `sym(a)`, `func(a)`, `mod(a)` as values (aggregation keys): the kernel
+    /// address, printed as its function or module and merged by it.
+    fn kernel_sym_value(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TExpr> {
+        arity(func, args.len(), 1, 1, span)?;
+        let v = self.expr(&args[0])?;
+        if !v.ty.is_int_or_ptr() {
+            return Err(self.ctl_proto_arg(func, 1, "_symaddr_t", &v));
+        }
+        let kind = if func == "mod" {
+            StackKind::KMod
+        } else {
+            StackKind::KSym
+        };
+        Ok(self.user_sym(kind, v))
+    }
+
     /// An address of the current process as a user symbol value of `kind`.
     pub(crate) fn user_sym(&self, kind: StackKind, v: TExpr) -> TExpr {
         let span = v.span;
@@ -265,7 +281,7 @@ impl<'a> Checker<'a> {
             return Ok((String::new(), Vec::new()));
         }
         let targs = self.check_printf(func, fmt, first.span, targs, span)?;
-        Ok((String::from_utf8_lossy(fmt).into_owned(), targs))
+        Ok((crate::format::format_text(fmt), targs))
     }
 
     /// A printf-style argument: an aggregation is kept as such (a type error
@@ -292,6 +308,9 @@ impl<'a> Checker<'a> {
         }
         if USER_VALUES.contains(&func) {
             return Some(self.user_value(func, args, span));
+        }
+        if matches!(func, "sym" | "func" | "mod") {
+            return Some(self.kernel_sym_value(func, args, span));
         }
         if !(crate::actions::is_action(func) || crate::actions::is_aggfunc(func)) {
             return None;

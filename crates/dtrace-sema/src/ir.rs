@@ -351,6 +351,10 @@ pub enum TExprKind {
         index: Box<TExpr>,
         len: u32,
     },
+    /// The pointer `->` is applied to: its value, or an invalid-address fault
+    /// at address 0 when it is NULL (DTrace checks the pointer before adding
+    /// the member's offset).
+    NotNull(Box<TExpr>),
     /// The library intrinsic `__dt_curcpu()`: the address (an integer) of this
     /// CPU's `cpuinfo_t`, filled in: CPU number, -1, -1, NUMA node.
     CurCpu,
@@ -549,6 +553,9 @@ pub enum TStmt {
     Print {
         value: TExpr,
         shape: PrintShape,
+        /// For a pointer argument: the pointer, recorded before the object
+        /// (`value`) it points to.
+        addr: Option<TExpr>,
     },
     /// `printf(format, args...)`; the format is validated against the arguments.
     Printf {

@@ -212,7 +212,7 @@ impl<'a> Checker<'a> {
                 let (a, b) = (self.is_scratch(then), self.is_scratch(els));
                 (a || is_null(then)) && (b || is_null(els)) && (a || b)
             }
-            TExprKind::Comma(_, r) => self.is_scratch(r),
+            TExprKind::Comma(_, r) | TExprKind::NotNull(r) => self.is_scratch(r),
             TExprKind::Assign { lv, rhs, .. } => match lv {
                 LValue::Var(v) => self.alloca_vars.get(v).copied().unwrap_or(false),
                 _ => self.is_scratch(rhs),

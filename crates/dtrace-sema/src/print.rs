@@ -40,6 +40,41 @@ impl<'a> Checker<'a> {
             ));
         }
         let v = self.expr(arg)?;
+        // A pointer to a struct or union prints its address and the object
+        // it points to (DTrace 2.x): both are recorded.
+        if let Some(target) = v.ty.type_id().and_then(|p| self.print_target(&v.ty, p)) {
+            let size = self
+                .types
+                .size_of(self.types.resolve(target), self.opts.strsize as u64);
+            if size == 0 {
+                return Err(Diagnostic::new(
+                    Tag::D_PRINT_SIZE,
+                    v.span,
+                    format!(
+                        "print( ) argument #1 reference has type '{}' with size 0; cannot print( ) it.",
+                        self.types.name_of(target)
+                    ),
+                ));
+            }
+            if size > MAX_PRINT as u64 {
+                return Err(Diagnostic::new(
+                    Tag::D_PRINT_SIZE,
+                    v.span,
+                    format!(
+                        "print( ) cannot record an object of type {} ({size} bytes; at most {MAX_PRINT})",
+                        self.types.name_of(target)
+                    ),
+                ));
+            }
+            let span = v.span;
+            let object = self.place(v.clone(), target, span)?;
+            let shape = self.shape(target, 0);
+            return Ok(TStmt::Print {
+                value: object,
+                shape,
+                addr: Some(v),
+            });
+        }
         let shape = match v.ty {
             Ty::Void | Ty::Stack { .. } => {
                 return Err(Diagnostic::new(
@@ -64,7 +99,23 @@ impl<'a> Checker<'a> {
                 self.shape(id, 0)
             }
         };
-        Ok(TStmt::Print { value: v, shape })
+        Ok(TStmt::Print {
+            value: v,
+            shape,
+            addr: None,
+        })
+    }
+
+    /// The struct or union a pointer-typed `print()` argument points to.
+    fn print_target(&self, ty: &Ty, ptr: TypeId) -> Option<TypeId> {
+        if !matches!(ty, Ty::Ptr { .. }) {
+            return None;
+        }
+        let target = self.pointee(ptr)?;
+        match self.types.kind(self.types.resolve(target)) {
+            TypeKind::Struct { .. } | TypeKind::Union { .. } => Some(target),
+            _ => None,
+        }
     }
 
     fn shape(&self, id: TypeId, depth: u32) -> PrintShape {

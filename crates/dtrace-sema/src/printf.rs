@@ -53,7 +53,7 @@ impl<'a> Checker<'a> {
         args: Vec<PrintfArg>,
         span: Span,
     ) -> R<Vec<TExpr>> {
-        let text = String::from_utf8_lossy(fmt);
+        let text = crate::format::format_text(fmt);
         // Strings first: `%s` takes char arrays and char pointers as strings.
         let mut args = args;
         if let Ok(parsed) = Format::parse(&text) {

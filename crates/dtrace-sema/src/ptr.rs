@@ -38,6 +38,16 @@ impl<'a> Checker<'a> {
                 Ok(mk(TExprKind::Load(Box::new(addr)), t, span))
             }
             t @ (Ty::Agg { .. } | Ty::Stack { .. }) => {
+                // A variable typed as an aggregate is that variable's own
+                // storage: the object a pointer variable points to is reached
+                // through the pointer's value instead.
+                let addr = match addr.kind {
+                    TExprKind::Var(_) | TExprKind::ArrayGet { .. } => {
+                        let (ty, s) = (addr.ty, addr.span);
+                        mk(TExprKind::NotNull(Box::new(addr)), ty, s)
+                    }
+                    _ => addr,
+                };
                 let mut a = retype(addr, t);
                 a.span = span;
                 Ok(a)
@@ -278,6 +288,7 @@ impl<'a> Checker<'a> {
                 t @ Ty::Int { .. } => t,
                 _ => self.b.int,
             };
+            let b = if arrow { self.checked_base(b) } else { b };
             let addr = self.addr_plus(b, bf.byte_offset as i64, self.b.ulong);
             let k = TExprKind::LoadBits {
                 addr: Box::new(addr),
@@ -287,8 +298,20 @@ impl<'a> Checker<'a> {
             };
             return Ok(mk(k, ty, span));
         }
+        let b = if arrow { self.checked_base(b) } else { b };
         let addr = self.addr_plus(b, (m.bit_offset / 8) as i64, self.b.ulong);
         self.place(addr, mty, span)
+    }
+
+    /// The pointer `->` is applied to, checked for NULL at run time (a fault at
+    /// address 0, as DTrace reports it) unless it is a non-zero constant or
+    /// scratch memory (bounds-checked on its own).
+    fn checked_base(&self, b: TExpr) -> TExpr {
+        if matches!(b.kind, TExprKind::Int(v) if v != 0) || self.is_scratch(&b) {
+            return b;
+        }
+        let (ty, span) = (b.ty, b.span);
+        mk(TExprKind::NotNull(Box::new(b)), ty, span)
     }
 
     /// `*e`.
@@ -312,6 +335,36 @@ impl<'a> Checker<'a> {
         self.place(v, t, span)
     }
 
+    /// A member's address without the NULL check of `->`: `&p->m` only
+    /// computes an address (`&((T *)0)->m` is the member's offset).
+    fn unchecked(&self, addr: TExpr) -> TExpr {
+        match addr.kind {
+            TExprKind::NotNull(p) => *p,
+            TExprKind::Arith {
+                op: ArithOp::Add,
+                lhs,
+                rhs,
+            } => {
+                let lhs = self.unchecked(*lhs);
+                match (&lhs.kind, &rhs.kind) {
+                    (TExprKind::Int(a), TExprKind::Int(b)) => {
+                        mk(TExprKind::Int(a.wrapping_add(*b)), addr.ty, addr.span)
+                    }
+                    _ => mk(
+                        TExprKind::Arith {
+                            op: ArithOp::Add,
+                            lhs: Box::new(lhs),
+                            rhs,
+                        },
+                        addr.ty,
+                        addr.span,
+                    ),
+                }
+            }
+            kind => TExpr { kind, ..addr },
+        }
+    }
+
     /// `&e`: the address of an object in kernel memory.
     pub(crate) fn addr_of(&mut self, x: &ast::Expr, span: Span) -> R<TExpr> {
         let v = self.expr(x)?;
@@ -319,7 +372,8 @@ impl<'a> Checker<'a> {
         match (v.kind, ty_id) {
             (TExprKind::Load(addr) | TExprKind::LoadScratch(addr), Some(id)) => {
                 let p = self.types.pointer_to(id);
-                Ok(retype_span(retype(*addr, Ty::Ptr { id: p }), span))
+                let addr = self.unchecked(*addr);
+                Ok(retype_span(retype(addr, Ty::Ptr { id: p }), span))
             }
             (TExprKind::LoadBits { .. }, _) => Err(Diagnostic::new(
                 Tag::D_ADDROF_BITFIELD,

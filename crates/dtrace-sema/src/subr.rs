@@ -38,6 +38,7 @@ pub(crate) fn is_subr(name: &str) -> bool {
             | "inet_ntoa"
             | "inet_ntoa6"
             | "inet_ntop"
+            | "link_ntop"
             | "mutex_owned"
             | "mutex_owner"
             | "mutex_type_adaptive"
@@ -47,6 +48,12 @@ pub(crate) fn is_subr(name: &str) -> bool {
             | "rw_iswriter"
     )
 }
+
+/// `link_ntop()`'s address types (`<net/if_arp.h>`) and their address sizes.
+const ARPHRD_ETHER: i64 = 1;
+const ARPHRD_INFINIBAND: i64 = 32;
+const ETHER_LEN: i64 = 6;
+const INFINIBAND_LEN: i64 = 20;
 
 /// Linux's `MINORBITS`: a kernel `dev_t` keeps the minor number in its low 20 bits.
 const MINORBITS: i64 = 20;
@@ -153,6 +160,26 @@ impl<'a> Checker<'a> {
                 Ok(mk(k, ty, span))
             }
             "inet_ntop" => self.inet_ntop(arg(0)?, arg(1)?, span),
+            "link_ntop" => {
+                let kind = convert(self.expr(arg(0)?)?, self.b.int);
+                let p = self.expr(arg(1)?)?;
+                match crate::expr::const_value(&kind) {
+                    Some(ARPHRD_ETHER) => self.link_ntop(p, ETHER_LEN, span),
+                    Some(ARPHRD_INFINIBAND) => self.link_ntop(p, INFINIBAND_LEN, span),
+                    Some(_) => Err(Diagnostic::new(
+                        Tag::D_PROTO_ARG,
+                        kind.span,
+                        "link_ntop( ) argument #1 must be ARPHRD_ETHER or ARPHRD_INFINIBAND",
+                    )),
+                    // Both layouts in one clause would not fit the per-CPU
+                    // string temporaries: the type must be known here.
+                    None => Err(Diagnostic::new(
+                        Tag::D_PROTO_ARG,
+                        kind.span,
+                        "link_ntop( ) argument #1 must be a constant: ARPHRD_ETHER or ARPHRD_INFINIBAND",
+                    )),
+                }
+            }
             _ => self.lock_subr(func, arg(0)?, span),
         }
     }
@@ -296,6 +323,51 @@ impl<'a> Checker<'a> {
             });
         }
         out.ok_or_else(|| crate::proto::undefined("inet_ntoa", span))
+    }
+
+    /// `link_ntop(type, addr)`: the `len` bytes at `addr` as two lowercase
+    /// hex digits each, separated by `:` (`00:1b:21:3a:4f:5e`).
+    fn link_ntop(&mut self, p: TExpr, len: i64, span: Span) -> R<TExpr> {
+        let p = self.decay(p);
+        let Some(u8id) = self.types.lookup("uint8_t") else {
+            return Err(crate::proto::undefined("link_ntop", span));
+        };
+        let max = self.opts.str_cap();
+        let (colon, ccap) = self.intern(b":");
+        let colon = mk(TExprKind::Str(colon), Ty::Str { cap: ccap }, span);
+        let piece = Ty::Str { cap: max };
+        let strfn = |func, args, ty| mk(TExprKind::StrFn { func, args }, ty, span);
+        let int64 = self.b.int64_t;
+        let addr_ty = p.ty;
+        let mut out: Option<TExpr> = None;
+        for i in 0..len {
+            let at = self.addr_plus(p.clone(), i, addr_ty);
+            let byte = convert(self.place(at, u8id, span)?, int64);
+            // lltostr(0x100 + b, 16) is "0x1hh": its last two digits are b's.
+            let k = TExprKind::Arith {
+                op: ArithOp::Add,
+                lhs: Box::new(byte),
+                rhs: Box::new(mk(TExprKind::Int(0x100), int64, span)),
+            };
+            let hex = strfn(
+                StrFunc::Lltostr,
+                vec![mk(k, int64, span), mk(TExprKind::Int(16), self.b.int, span)],
+                piece,
+            );
+            let digits = strfn(
+                StrFunc::Substr,
+                vec![hex, mk(TExprKind::Int(3), int64, span)],
+                piece,
+            );
+            out = Some(match out {
+                None => digits,
+                Some(prev) => {
+                    let joined = strfn(StrFunc::Strjoin, vec![prev, colon.clone()], piece);
+                    strfn(StrFunc::Strjoin, vec![joined, digits], piece)
+                }
+            });
+        }
+        out.ok_or_else(|| crate::proto::undefined("link_ntop", span))
     }
 
     /// The mutex and reader-writer lock subroutines on Linux's locks.

@@ -536,6 +536,8 @@ impl<'a> Checker<'a> {
                     out.push(*p)
                 }
                 (Ty::Str { cap: a }, Ty::Str { cap: b }) => out.push(Ty::Str { cap: *a.max(b) }),
+                // Stacks and symbol values of one kind and depth.
+                (Ty::Stack { .. }, Ty::Stack { .. }) if *p == k.ty => out.push(*p),
                 (Ty::Agg { id: a, .. }, Ty::Agg { id: b, .. })
                     if self.types.name_of(self.types.resolve(*a))
                         == self.types.name_of(self.types.resolve(*b)) =>

@@ -57,6 +57,7 @@ pub fn each_child<'e>(e: &'e TExpr, f: &mut dyn FnMut(&'e TExpr)) {
             f(end);
         }
         K::CheckIndex { index, .. } => f(index),
+        K::NotNull(p) => f(p),
         K::CopyIn { addr, size } => {
             f(addr);
             f(size);
@@ -133,7 +134,13 @@ pub fn each_stmt_expr<'e>(s: &'e TStmt, f: &mut dyn FnMut(&'e TExpr)) {
             }
         }
         TStmt::Break | TStmt::Continue => {}
-        TStmt::Trace { value } | TStmt::Print { value, .. } => f(value),
+        TStmt::Trace { value } => f(value),
+        TStmt::Print { value, addr, .. } => {
+            if let Some(a) = addr {
+                f(a);
+            }
+            f(value)
+        }
         TStmt::Printf { args, .. } | TStmt::FormatAction { args, .. } => args.iter().for_each(f),
         TStmt::Exit { status } => f(status),
         TStmt::Printa { .. } | TStmt::Ftruncate => {}

@@ -230,6 +230,7 @@ impl Session {
             noresolve: options.noresolve,
             droptags: options.droptags,
             folded: options.aggfmt_folded,
+            printsize: Some(options.printsize.min(u32::MAX as u64) as u32),
         };
         let agg_cache = AggCache::new(
             Duration::from_nanos(options.aggrate_ns.unwrap_or(1_000_000_000)),
@@ -683,7 +684,16 @@ fn printed_aggs(desc: &dtrace_codegen::desc::ProgramDesc) -> Vec<u32> {
 
 fn uses_symbols(desc: &dtrace_codegen::desc::ProgramDesc) -> bool {
     use dtrace_codegen::desc::{ActionKind, ValueType};
-    let stack = |t: &ValueType| matches!(t, ValueType::Stack { .. });
+    let stack = |t: &ValueType| {
+        matches!(
+            t,
+            ValueType::Stack { .. }
+                | ValueType::UserSym {
+                    kind: dtrace_codegen::desc::StackKind::KSym
+                        | dtrace_codegen::desc::StackKind::KMod
+                }
+        )
+    };
     let symbolic = |f: &str| {
         dtrace_codegen::desc::Format::parse(f)
             .map(|f| f.conversions().any(|c| matches!(c.ch, 'a' | 'A' | 'k')))
@@ -744,6 +754,7 @@ fn setopt_handler(mut options: Options) -> dtrace_consumer::consume::SetOption {
         copts.stackindent = Some(options.stackindent.min(u32::MAX as u64) as u32);
         copts.droptags = options.droptags;
         copts.folded = options.aggfmt_folded;
+        copts.printsize = Some(options.printsize.min(u32::MAX as u64) as u32);
         Ok(())
     })
 }

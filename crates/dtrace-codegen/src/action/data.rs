@@ -71,8 +71,13 @@ impl<'a> Gen<'a> {
                     self.store_field(value, f.offset, &f.ty);
                 }
             }
-            TStmt::Print { value, .. } => {
-                if let Some(f) = desc.fields.first() {
+            TStmt::Print { value, addr, .. } => {
+                let mut fields = desc.fields.iter();
+                if let (Some(a), Some(f)) = (addr, desc.fields.first()) {
+                    self.store_field(a, f.offset, &f.ty);
+                    fields.next();
+                }
+                if let Some(f) = fields.next() {
                     if value.ty.is_agg() {
                         self.store_field(value, f.offset, &f.ty);
                     } else {

@@ -90,6 +90,7 @@ pub fn table_prologue(a: &mut Asm, l: &Layout, table: usize, key: Reg, bound: u3
     a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_ID));
     a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, 4));
     a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_INDEX));
+    a.emit(Insn::st_mem(Size::DW, DC, layout::D_TSTAMP, 0));
 }
 
 /// Zero arg0..arg9 in dctx.
@@ -106,6 +107,7 @@ pub fn set_probe(a: &mut Asm, id: u32, index: u32) {
     a.mov_imm(Reg::R1, index as i64);
     a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_PROBE_INDEX));
     a.emit(Insn::st_mem(Size::DW, DC, layout::D_ERRNO, 0));
+    a.emit(Insn::st_mem(Size::DW, DC, layout::D_TSTAMP, 0));
 }
 
 /// Call the clauses; masks (if any) are u32 words at `ENTRY + 8`.
