@@ -29,14 +29,8 @@ fn fentry_and_fexit_read_arguments_and_the_return_value() {
         let p = prog_for(&cp, a.clone());
         assert_eq!(p.map(|p| p.prog_type), Some(ProgType::Tracing), "{a:?}");
     }
-    let mut s = match load(&sys, &cp) {
-        Ok(s) => s,
-        Err(e) => panic!("load failed:\n{e}\n{}", dtrace_codegen::disassemble(&cp)),
-    };
-    let run = |a: &Attach, args: &[u64]| {
-        let r = s.prog(a.clone()).map(|p| p.test_run_raw_tp(args, None));
-        assert!(matches!(r, Some(Ok(0))), "{a:?}: {r:?}");
-    };
+    let mut s = load_or_panic(&sys, &cp);
+    let run = |a: &Attach, args: &[u64]| s.run_args(a, args);
     run(&entry, &[11, 22, 33, 44]);
     // fexit: the four arguments, then the return value.
     run(&exit, &[11, 22, 33, 44, (-5i64) as u64]);

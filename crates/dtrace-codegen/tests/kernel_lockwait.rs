@@ -25,14 +25,8 @@ fn contention_end_fires_the_probe_of_the_wait_with_its_time() {
     let end = Attach::RawTracepoint("contention_end".into());
     assert!(prog_for(&cp, begin.clone()).is_some());
     assert!(cp.maps.iter().any(|m| m.name == "dt_lockwait"));
-    let mut s = match load(&sys, &cp) {
-        Ok(s) => s,
-        Err(e) => panic!("load failed:\n{e}\n{}", dtrace_codegen::disassemble(&cp)),
-    };
-    let run = |a: &Attach, args: &[u64]| {
-        let r = s.prog(a.clone()).map(|p| p.test_run_raw_tp(args, None));
-        assert!(matches!(r, Some(Ok(0))), "{a:?}: {r:?}");
-    };
+    let mut s = load_or_panic(&sys, &cp);
+    let run = |a: &Attach, args: &[u64]| s.run_args(a, args);
     // A mutex waiter that spins, then sleeps, then has the lock.
     run(&begin, &[0x1000, MUTEX | SPIN]);
     run(&begin, &[0x1000, MUTEX]);

@@ -70,16 +70,21 @@ fn err(kind: ProcErrorKind, message: String) -> ProcError {
 /// The offsets of the instructions of `code` (a function at `ip`) that a
 /// uprobe may be placed on. Decoding stops at the first invalid instruction.
 pub fn instruction_offsets(code: &[u8], ip: u64) -> Vec<(u64, bool)> {
-    let mut out = Vec::new();
+    instructions(code, ip)
+        .map(|insn| (insn.ip() - ip, probeable(&insn)))
+        .collect()
+}
+
+/// The instructions of `code` (a function at `ip`), up to the first invalid one.
+fn instructions(code: &[u8], ip: u64) -> impl Iterator<Item = iced_x86::Instruction> + '_ {
     let mut d = Decoder::with_ip(64, code, ip, DecoderOptions::NONE);
-    while d.can_decode() {
-        let insn = d.decode();
-        if insn.is_invalid() {
-            break;
+    std::iter::from_fn(move || {
+        if !d.can_decode() {
+            return None;
         }
-        out.push((insn.ip() - ip, probeable(&insn)));
-    }
-    out
+        let insn = d.decode();
+        (!insn.is_invalid()).then_some(insn)
+    })
 }
 
 /// The offsets in `code` (a function at `ip`) where it returns: its `ret`
@@ -88,12 +93,7 @@ pub fn instruction_offsets(code: &[u8], ip: u64) -> Vec<(u64, bool)> {
 pub fn return_offsets(code: &[u8], ip: u64) -> Vec<u64> {
     let end = ip + code.len() as u64;
     let mut out = Vec::new();
-    let mut d = Decoder::with_ip(64, code, ip, DecoderOptions::NONE);
-    while d.can_decode() {
-        let insn = d.decode();
-        if insn.is_invalid() {
-            break;
-        }
+    for insn in instructions(code, ip) {
         let leaves = match insn.mnemonic() {
             Mnemonic::Ret => true,
             Mnemonic::Jmp if insn.op0_kind() == OpKind::NearBranch64 => {

@@ -165,13 +165,7 @@ fn match_clause(
     // stays linear.
     let mut ids: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     for spec in &c.probes {
-        let desc = ProbeDesc::parse(&spec.text).map_err(|e| {
-            error(
-                map,
-                &Diagnostic::new(Tag::D_PDESC_INVAL, spec.span, e.0),
-                errtags,
-            )
-        })?;
+        let desc = parse_desc(map, spec, errtags)?;
         let found = catalog.matches_checked(&desc).map_err(|e| {
             error(
                 map,
@@ -225,13 +219,7 @@ pub fn list_matches(
     resolve: bool,
     errtags: bool,
 ) -> Result<(ProbeDesc, Vec<u32>), CompileError> {
-    let desc = ProbeDesc::parse(&spec.text).map_err(|e| {
-        error(
-            map,
-            &Diagnostic::new(Tag::D_PDESC_INVAL, spec.span, e.0),
-            errtags,
-        )
-    })?;
+    let desc = parse_desc(map, spec, errtags)?;
     let ids = catalog.match_ids(&desc, resolve).map_err(|e| {
         error(
             map,
@@ -240,6 +228,21 @@ pub fn list_matches(
         )
     })?;
     Ok((desc, ids))
+}
+
+/// A clause's probe description, or `D_PDESC_INVAL` at its span.
+fn parse_desc(
+    map: &SourceMap,
+    spec: &dtrace_syntax::ast::ProbeSpec,
+    errtags: bool,
+) -> Result<ProbeDesc, CompileError> {
+    ProbeDesc::parse(&spec.text).map_err(|e| {
+        error(
+            map,
+            &Diagnostic::new(Tag::D_PDESC_INVAL, spec.span, e.0),
+            errtags,
+        )
+    })
 }
 
 /// The `D_PROC_*` tag of a pid/usdt description's error.

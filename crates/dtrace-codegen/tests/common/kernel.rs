@@ -104,7 +104,22 @@ pub fn load(sys: &SysRef, cp: &CompiledProgram) -> Result<Session, String> {
     Ok(Session { maps, progs, rb })
 }
 
+/// `load`, or a panic showing the error and the disassembly.
+pub fn load_or_panic(sys: &SysRef, cp: &CompiledProgram) -> Session {
+    match load(sys, cp) {
+        Ok(s) => s,
+        Err(e) => panic!("load failed:\n{e}\n{}", dtrace_codegen::disassemble(cp)),
+    }
+}
+
 impl Session {
+    /// Run the program at `a` once with these raw-tracepoint arguments; it
+    /// must return 0.
+    pub fn run_args(&self, a: &Attach, args: &[u64]) {
+        let r = self.prog(a.clone()).map(|p| p.test_run_raw_tp(args, None));
+        assert!(matches!(r, Some(Ok(0))), "{a:?}: {r:?}");
+    }
+
     pub fn prog(&self, a: Attach) -> Option<&ProgFd> {
         self.progs.iter().find(|(_, at)| *at == a).map(|(p, _)| p)
     }
