@@ -231,7 +231,7 @@ impl<'a> Checker<'a> {
             // The operator's own errors are placed where dtrace(1) places them.
             K::Binary { op, lhs, rhs, at } => self.binary(*op, lhs, rhs, span).map_err(|mut d| {
                 if d.span == Some(span) {
-                    d.line_at = Some(*at);
+                    d.line = dtrace_syntax::LinePlace::At(*at);
                 }
                 d
             }),

@@ -266,14 +266,24 @@ pub struct Diagnostic {
     /// Reported without a line number (as libdtrace reports errors of code
     /// generation), though the span still places it for the rich form.
     pub lineless: bool,
-    /// dtrace(1)'s line is that of the token after the span: libdtrace gives a
-    /// node the lexer's line when the parser makes it, which for some nodes (a
-    /// cast) is after reading the token that follows them.
-    pub line_after: bool,
-    /// Where dtrace(1)'s one-line form places the error when that differs from
-    /// the span (a binary operator's errors: see `ExprKind::Binary::at`); the
-    /// rich form still marks the span.
-    pub line_at: Option<Span>,
+    /// Where dtrace(1)'s one-line form takes the line from; the rich form
+    /// always marks `span`.
+    pub line: LinePlace,
+}
+
+/// The place whose line dtrace(1) reports. libdtrace gives a node the lexer's
+/// line at the moment the parser makes it, which for some nodes is past the
+/// node's own text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LinePlace {
+    /// The start of the span.
+    #[default]
+    Span,
+    /// The token after the span (a cast).
+    NextToken,
+    /// A place the parser recorded (a binary operator's errors: see
+    /// `ExprKind::Binary::at`).
+    At(Span),
 }
 
 impl Diagnostic {
@@ -284,8 +294,7 @@ impl Diagnostic {
             message: message.into(),
             notes: Vec::new(),
             lineless: false,
-            line_after: false,
-            line_at: None,
+            line: LinePlace::Span,
         }
     }
 
@@ -296,8 +305,7 @@ impl Diagnostic {
             message: message.into(),
             notes: Vec::new(),
             lineless: false,
-            line_after: false,
-            line_at: None,
+            line: LinePlace::Span,
         }
     }
 
@@ -307,9 +315,9 @@ impl Diagnostic {
         self
     }
 
-    /// See [`Diagnostic::line_after`].
+    /// Report the line of the token after the span ([`LinePlace::NextToken`]).
     pub fn at_line_after(mut self) -> Diagnostic {
-        self.line_after = true;
+        self.line = LinePlace::NextToken;
         self
     }
 
@@ -338,13 +346,11 @@ pub fn render_dtrace(map: &SourceMap, d: &Diagnostic, opts: RenderOptions) -> St
     let file = d.span.and_then(|s| map.get(s.source).map(|f| (s, f)));
     match file {
         Some((span, f)) => {
-            let at = if d.line_after {
-                next_token(&f.text, span.hi)
-            } else {
-                d.line_at
-                    .filter(|a| a.source == span.source)
-                    .unwrap_or(span)
-                    .lo
+            let at = match d.line {
+                LinePlace::Span => span.lo,
+                LinePlace::NextToken => next_token(&f.text, span.hi),
+                LinePlace::At(a) if a.source == span.source => a.lo,
+                LinePlace::At(_) => span.lo,
             };
             let line = f.logical_line(at);
             match &f.kind {

@@ -17,7 +17,7 @@ mod parser;
 pub mod span;
 pub mod token;
 
-pub use diag::{render_dtrace, render_rich, Diagnostic, RenderOptions, Tag};
+pub use diag::{render_dtrace, render_rich, Diagnostic, LinePlace, RenderOptions, Tag};
 pub use dump::dump;
 pub use parser::{parse, parse_prefix, parse_with_info, ParseInfo, ParseOptions, MAX_DEPTH};
 pub use span::{scan_line_markers, LineMarker, SourceFile, SourceId, SourceKind, SourceMap, Span};
