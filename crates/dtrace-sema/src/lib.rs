@@ -26,6 +26,7 @@
 mod actions;
 mod actions_ctl;
 mod aggctl;
+mod cast;
 /// The aggregating functions and their bucket arithmetic (`dtrace-desc`'s).
 pub use dtrace_desc::aggfunc;
 mod check;
