@@ -40,6 +40,7 @@ mod argv;
 mod bufpolicy;
 mod compile;
 mod error;
+mod kernel_types;
 /// `-x core`: lift the core-size limit and abort, leaving a core file.
 pub use dtrace_sys::limits::dump_core;
 pub mod cpp;
@@ -71,6 +72,7 @@ use dtrace_sema::{CompileOptions, KernelOffsets, ProbeInfo, TypedProgram};
 use dtrace_syntax::ast::{Item, Program};
 use dtrace_syntax::{ParseOptions, SourceKind, SourceMap};
 use dtrace_sys::{Features, SysRef};
+use kernel_types::{mentions_word, reads_task_offsets, type_table};
 use std::collections::HashMap;
 
 /// The result of one `Session::work` step.
@@ -721,109 +723,5 @@ impl Dtrace {
             .map(|e| e.size as u64)
             .sum();
         Session::new(&sys, &features, compiled, &self.options, sites, end_reserve)
-    }
-}
-
-/// The type table of a handle: D's built-ins, with the running kernel's BTF as
-/// a lazy source when the kernel publishes it.
-fn type_table() -> TypeTable {
-    let mut t = TypeTable::with_builtins();
-    if let Some(k) = dtrace_ctypes::KernelBtf::lazy_sys() {
-        t.set_kernel(k);
-    }
-    t
-}
-
-/// Whether code generation needs the kernel's task-structure offsets: the
-/// program reads `ppid` or calls `progenyof()`, or enables a kernel SDT probe
-/// (their trampolines read the task and its exit code).
-fn reads_task_offsets(typed: &TypedProgram, probes: &[Vec<ProbeInfo>]) -> bool {
-    use dtrace_sema::{visit, Builtin, TExpr, TExprKind};
-    fn walk(e: &TExpr) -> bool {
-        let mut found = matches!(
-            e.kind,
-            TExprKind::Builtin(Builtin::Ppid) | TExprKind::Progenyof(_)
-        );
-        visit::each_child(e, &mut |c| found = found || walk(c));
-        found
-    }
-    let kernel_sdt = probes
-        .iter()
-        .flatten()
-        .any(|p| matches!(p.kind, dtrace_sema::ProbeKind::RawSdt { .. }));
-    kernel_sdt
-        || typed.clauses.iter().any(|c| {
-            let mut found = c.predicate.as_ref().is_some_and(walk);
-            for s in &c.body {
-                visit::each_stmt_expr(s, &mut |e| found = found || walk(e));
-            }
-            found
-        })
-}
-
-/// Does `word` occur in `text` as a whole identifier?
-fn mentions_word(text: &str, word: &str) -> bool {
-    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    text.match_indices(word).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + word.len()..].chars().next();
-        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
-    })
-}
-
-#[cfg(test)]
-mod lazy_btf_tests {
-    use super::*;
-
-    fn vmlinux_read(d: &Dtrace) -> bool {
-        d.types.kernel().is_some_and(|k| !k.loaded().is_empty())
-    }
-
-    #[test]
-    fn kernel_types_are_found_on_a_miss_and_only_then() {
-        let Ok(mut d) = Dtrace::open(false) else {
-            return;
-        };
-        if d.types.kernel().is_none() {
-            return; // this kernel publishes no BTF
-        }
-        let none = HashMap::new();
-        let plain = Source::Spec {
-            kind: ProbeSpecKind::Name,
-            text: "BEGIN { x = 1; trace(pid); exit(0); }".into(),
-        };
-        assert!(d.compile(&plain, &[], &none).is_ok());
-        assert!(d.generate().is_ok());
-        assert!(
-            !vmlinux_read(&d),
-            "a program without kernel types reads no BTF"
-        );
-        let typed = Source::Spec {
-            kind: ProbeSpecKind::Name,
-            text: "BEGIN { trace(((struct task_struct *)curthread)->pid); trace(ppid); }".into(),
-        };
-        assert!(
-            d.compile(&typed, &[], &none).is_ok(),
-            "compiled once, no retry"
-        );
-        assert!(d.generate().is_ok());
-        assert!(vmlinux_read(&d));
-        // ppid made code generation ask the table for task_struct's offsets.
-        let mut t = TypeTable::with_builtins();
-        assert!(t.load_kernel_btf().is_ok());
-        let rp =
-            dtrace_ctypes::query::offset_of_path(&mut t, "struct task_struct", &["real_parent"]);
-        assert_eq!(
-            rp.map(|m| (m.bit_offset / 8) as u32),
-            Ok(d.offsets.task_real_parent)
-        );
-    }
-
-    #[test]
-    fn finds_whole_identifiers_only() {
-        assert!(mentions_word("BEGIN { trace(ppid); }", "ppid"));
-        assert!(mentions_word("ppid", "ppid"));
-        assert!(!mentions_word("BEGIN { trace(ppidx + xppid); }", "ppid"));
-        assert!(!mentions_word("", "ppid"));
     }
 }

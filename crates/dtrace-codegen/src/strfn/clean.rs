@@ -9,18 +9,12 @@
 //! is one pop. The steps are a `bpf_loop` callback: the verifier checks one step,
 //! whatever `strsize` is.
 
+use super::regs::{R0, R1, R2, R3, R4, R5};
 use super::subr::{Subr, A_0, A_1, A_2, A_COUNT};
 use super::Buf;
 use crate::asm::{Asm, Label};
 use crate::gen::{Gen, Val};
 use dtrace_bpf::{AluOp, Insn, JmpOp, Reg, Size};
-
-const R0: Reg = Reg::R0;
-const R1: Reg = Reg::R1;
-const R2: Reg = Reg::R2;
-const R3: Reg = Reg::R3;
-const R4: Reg = Reg::R4;
-const R5: Reg = Reg::R5;
 
 /// The step callback's context, on the stack of [`build`]: `{A, dst, src, stk}`.
 const CTX: i16 = -32;

@@ -7,16 +7,10 @@
 //! 16 an optional `0x`/`0X` before a hex digit, then digits up to the first byte
 //! that is not a digit of the base.
 
+use super::regs::{R0, R1, R2, R3, R4, R5};
 use super::subr::{A_0, A_1, A_2};
 use crate::asm::Asm;
 use dtrace_bpf::{AluOp, Insn, JmpOp, Reg, Size};
-
-const R0: Reg = Reg::R0;
-const R1: Reg = Reg::R1;
-const R2: Reg = Reg::R2;
-const R3: Reg = Reg::R3;
-const R4: Reg = Reg::R4;
-const R5: Reg = Reg::R5;
 
 const SAVED_A: i16 = -8;
 const SAVED_NEG: i16 = -16;

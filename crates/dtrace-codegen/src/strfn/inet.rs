@@ -12,6 +12,7 @@
 //! joined by `:`, with the longest run of two or more zero groups (the first of
 //! equal runs) written `::`.
 
+use super::regs::{R0, R1, R2, R3, R4, R5, R6, R7};
 use super::subr::{A_0, A_1, A_2};
 use super::{Buf, A_SIZE};
 use crate::asm::Asm;
@@ -19,15 +20,6 @@ use crate::expr::str_cap;
 use crate::gen::{Gen, Val, DCTX};
 use dtrace_bpf::{AluOp, Insn, JmpOp, Reg, Size};
 use dtrace_sema::{TExpr, Ty};
-
-const R0: Reg = Reg::R0;
-const R1: Reg = Reg::R1;
-const R2: Reg = Reg::R2;
-const R3: Reg = Reg::R3;
-const R4: Reg = Reg::R4;
-const R5: Reg = Reg::R5;
-const R6: Reg = Reg::R6;
-const R7: Reg = Reg::R7;
 
 impl<'a> Gen<'a> {
     /// The `Inet6` form: store the groups, then format them.

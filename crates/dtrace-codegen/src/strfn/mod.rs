@@ -12,6 +12,18 @@
 //! base from 2 to 36 (another base is an illegal operation); `basename` and
 //! `dirname` treat trailing slashes as `basename(1)`/`dirname(1)` do.
 
+/// Short names for the registers, shared by the string subprograms' hand-written code.
+mod regs {
+    use dtrace_bpf::Reg;
+    pub const R0: Reg = Reg::R0;
+    pub const R1: Reg = Reg::R1;
+    pub const R2: Reg = Reg::R2;
+    pub const R3: Reg = Reg::R3;
+    pub const R4: Reg = Reg::R4;
+    pub const R5: Reg = Reg::R5;
+    pub const R6: Reg = Reg::R6;
+    pub const R7: Reg = Reg::R7;
+}
 mod clean;
 mod conv;
 mod inet;

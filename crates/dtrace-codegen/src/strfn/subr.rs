@@ -11,15 +11,9 @@
 //! by the buffer's capacity (`cs`, `cd`: static, multiples of 8), so every access is
 //! provably inside its buffer; a string's NUL ends the loop at run time.
 
+use super::regs::{R0, R1, R2, R3, R4, R5};
 use crate::asm::{Asm, FuncId};
 use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
-
-const R0: Reg = Reg::R0;
-const R1: Reg = Reg::R1;
-const R2: Reg = Reg::R2;
-const R3: Reg = Reg::R3;
-const R4: Reg = Reg::R4;
-const R5: Reg = Reg::R5;
 
 /// `A` slots.
 pub const A_0: i16 = 0;

@@ -36,9 +36,17 @@ pub fn parse_number(v: &str) -> Result<u64, OptError> {
     u64::from_str_radix(body, radix).map_err(|_| bad())
 }
 
-/// A rate: a number of Hz (bare or `hz`), or an interval with a time suffix
-/// (`ns nsec us usec ms msec s sec m min h hour d day`); returns Hz, at least 1.
-pub fn parse_rate(v: &str) -> Result<u64, OptError> {
+const SEC: u64 = 1_000_000_000;
+
+/// A rate option's value as written: a frequency or an interval, never zero.
+enum RateValue {
+    Hz(u64),
+    Ns(u64),
+}
+
+/// A number of Hz (bare or `hz`), or an interval with a time suffix
+/// (`ns nsec us usec ms msec s sec m min h hour d day`).
+fn rate_value(v: &str) -> Result<RateValue, OptError> {
     let v = v.trim();
     // The number ends at the first letter, unless it is hexadecimal.
     let split = if v.starts_with("0x") || v.starts_with("0X") {
@@ -47,15 +55,8 @@ pub fn parse_rate(v: &str) -> Result<u64, OptError> {
         v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len())
     };
     let n = parse_number(&v[..split])?;
-    const SEC: u64 = 1_000_000_000;
     let ns_per = match v[split..].to_ascii_lowercase().as_str() {
-        "" | "hz" => {
-            return if n == 0 {
-                Err(OptError::bad_value())
-            } else {
-                Ok(n)
-            }
-        }
+        "" | "hz" if n > 0 => return Ok(RateValue::Hz(n)),
         "ns" | "nsec" => 1,
         "us" | "usec" => 1_000,
         "ms" | "msec" => 1_000_000,
@@ -63,42 +64,30 @@ pub fn parse_rate(v: &str) -> Result<u64, OptError> {
         "m" | "min" => 60 * SEC,
         "h" | "hour" => 3600 * SEC,
         "d" | "day" => 86400 * SEC,
-        _ => return Err(OptError::bad_value()),
+        _ => 0,
     };
-    let ns = n.saturating_mul(ns_per);
-    if ns == 0 {
-        return Err(OptError::bad_value());
+    match n.saturating_mul(ns_per) {
+        0 => Err(OptError::bad_value()),
+        ns => Ok(RateValue::Ns(ns)),
     }
-    Ok((SEC / ns).max(1))
+}
+
+/// A rate ([`rate_value`]'s forms) in Hz, at least 1.
+pub fn parse_rate(v: &str) -> Result<u64, OptError> {
+    Ok(match rate_value(v)? {
+        RateValue::Hz(n) => n,
+        RateValue::Ns(ns) => (SEC / ns).max(1),
+    })
 }
 
 /// A rate option's value as its period in nanoseconds (`10hz` is 100 ms,
 /// `16sec` 16 s): what [`parse_rate`]'s whole hertz cannot hold.
 pub fn parse_period_ns(v: &str) -> Result<u64, OptError> {
-    let v = v.trim();
-    let split = if v.starts_with("0x") || v.starts_with("0X") {
-        v.len()
-    } else {
-        v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len())
-    };
-    let n = parse_number(&v[..split])?;
-    const SEC: u64 = 1_000_000_000;
-    let ns = match v[split..].to_ascii_lowercase().as_str() {
-        "" | "hz" if n > 0 => SEC / n,
-        "" | "hz" => 0,
-        "ns" | "nsec" => n,
-        "us" | "usec" => n.saturating_mul(1_000),
-        "ms" | "msec" => n.saturating_mul(1_000_000),
-        "s" | "sec" => n.saturating_mul(SEC),
-        "m" | "min" => n.saturating_mul(60 * SEC),
-        "h" | "hour" => n.saturating_mul(3600 * SEC),
-        "d" | "day" => n.saturating_mul(86400 * SEC),
-        _ => 0,
-    };
-    if ns == 0 {
-        return Err(OptError::bad_value());
+    match rate_value(v)? {
+        RateValue::Hz(n) if n <= SEC => Ok(SEC / n),
+        RateValue::Hz(_) => Err(OptError::bad_value()),
+        RateValue::Ns(ns) => Ok(ns),
     }
-    Ok(ns)
 }
 
 /// A run-time option's value as libdtrace's `dt_opt_runtime` reads it: no
