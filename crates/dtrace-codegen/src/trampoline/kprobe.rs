@@ -24,15 +24,7 @@ pub fn build(l: &Layout, probe_id: u32, index: u32, ret: bool, args: bool, d: &D
             a.emit(Insn::ldx_mem(Size::DW, Reg::R1, CTX, PT_AX));
             a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, layout::D_ARGS + 8));
         } else {
-            for (i, off) in PT_ARGS.iter().enumerate() {
-                a.emit(Insn::ldx_mem(Size::DW, Reg::R1, CTX, *off));
-                a.emit(Insn::stx_mem(
-                    Size::DW,
-                    DC,
-                    Reg::R1,
-                    layout::D_ARGS + 8 * i as i16,
-                ));
-            }
+            super::copy_args(&mut a, CTX, &PT_ARGS);
         }
     }
     dispatch(&mut a, d, Some((l, out)));

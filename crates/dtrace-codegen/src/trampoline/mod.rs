@@ -100,6 +100,20 @@ pub fn zero_args(a: &mut Asm) {
     }
 }
 
+/// Copy the 64-bit words at `src + off`, for each of `offsets` in turn, to
+/// arg0, arg1, ... in dctx.
+pub fn copy_args(a: &mut Asm, src: Reg, offsets: &[i16]) {
+    for (i, off) in offsets.iter().enumerate() {
+        a.emit(Insn::ldx_mem(Size::DW, Reg::R1, src, *off));
+        a.emit(Insn::stx_mem(
+            Size::DW,
+            DC,
+            Reg::R1,
+            layout::D_ARGS + 8 * i as i16,
+        ));
+    }
+}
+
 /// Store constant probe id and index.
 pub fn set_probe(a: &mut Asm, id: u32, index: u32) {
     a.mov_imm(Reg::R1, id as i64);

@@ -117,19 +117,9 @@ pub fn build(
             a.emit(Insn::ldx_mem(Size::DW, Reg::R3, CTX, 0));
             a.emit(Insn::alu64_imm(AluOp::Add, Reg::R3, PT_R10 as i32));
             a.call_helper(helper::PROBE_READ_KERNEL);
-            for (i, reg) in [PT_DI, PT_SI, PT_DX, PT_R10, PT_R8, PT_R9]
-                .iter()
-                .enumerate()
-            {
-                let src = layout::D_REGS + (reg - PT_R10);
-                a.emit(Insn::ldx_mem(Size::DW, Reg::R1, DC, src));
-                a.emit(Insn::stx_mem(
-                    Size::DW,
-                    DC,
-                    Reg::R1,
-                    layout::D_ARGS + 8 * i as i16,
-                ));
-            }
+            let offsets = [PT_DI, PT_SI, PT_DX, PT_R10, PT_R8, PT_R9]
+                .map(|reg| layout::D_REGS + (reg - PT_R10));
+            super::copy_args(&mut a, DC, &offsets);
         }
     }
     dispatch(&mut a, d, Some((l, out)));

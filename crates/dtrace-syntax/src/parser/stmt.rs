@@ -182,15 +182,7 @@ impl<'a> Parser<'a> {
             ));
         }
         self.bump()?;
-        // The `;` may be left out before `}`, as after an expression.
-        let n = self.peek()?;
-        match n.kind {
-            Tok::P(P::Semi) => {
-                self.bump()?;
-            }
-            Tok::P(P::RBrace) => {}
-            _ => return Err(self.syntax_error(&n)),
-        }
+        self.statement_end()?;
         Ok(if k == Kw::Break {
             Stmt::Break(start)
         } else {
@@ -201,16 +193,21 @@ impl<'a> Parser<'a> {
     #[inline(never)]
     fn expr_stmt(&mut self) -> Result<Stmt, Diagnostic> {
         let e = self.expr()?;
-        // The `;` may be left out before `}`.
+        self.statement_end()?;
+        Ok(Stmt::Expr(e))
+    }
+
+    /// A statement's `;`, which may be left out before `}`.
+    fn statement_end(&mut self) -> Result<(), Diagnostic> {
         let n = self.peek()?;
         match n.kind {
             Tok::P(P::Semi) => {
                 self.bump()?;
+                Ok(())
             }
-            Tok::P(P::RBrace) => {}
-            _ => return Err(self.syntax_error(&n)),
+            Tok::P(P::RBrace) => Ok(()),
+            _ => Err(self.syntax_error(&n)),
         }
-        Ok(Stmt::Expr(e))
     }
 }
 
