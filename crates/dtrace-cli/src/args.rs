@@ -71,12 +71,8 @@ pub struct Preprocessor {
     pub conformance: Option<String>,
 }
 
-/// `-32` / `-64`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataModel {
-    Ilp32,
-    Lp64,
-}
+/// `-32` / `-64`: the D compiler's data model (the library's).
+pub use dtrace::DataModel;
 
 /// How compile errors are shown: dtrace's one line, plus the rich form with a
 /// caret under the source when `Rich` (or `Auto` and stderr is a terminal).

@@ -15,7 +15,7 @@ use std::time::Duration;
 use dtrace::{CompileError, Dtrace, ExecError, ProbeListing, Session, Source, WorkStatus};
 use dtrace_sys::proc::{self, ProcessIds, Signal, SignalFd};
 
-use crate::args::{self, Args, DataModel, DiagStyle, Mode, SourceArg, EXIT_USAGE};
+use crate::args::{self, Args, DiagStyle, Mode, SourceArg, EXIT_USAGE};
 use crate::output::Output;
 use crate::sink::Sink;
 use dtrace::targets::Targets;
@@ -100,11 +100,6 @@ fn run(args: &Args) -> Result<i32, Fail> {
             "dtrace: -a is not supported: Linux has no anonymous tracing",
         ));
     }
-    if args.data_model == Some(DataModel::Ilp32) {
-        return Err(Fail::error(
-            "dtrace: -32 is not supported: D programs use the kernel's 64-bit data model",
-        ));
-    }
 
     let tracing = args.mode == Mode::Exec && !args.compile_only;
     // Block the signals before the library starts any thread, so that every
@@ -121,6 +116,9 @@ fn run(args: &Args) -> Result<i32, Fail> {
     };
 
     let mut dtrace = Dtrace::open(tracing).map_err(|e| Fail::error(e.to_string()))?;
+    if let Some(model) = args.data_model {
+        dtrace.set_data_model(model);
+    }
     apply_options(&mut dtrace, args)?;
 
     let mut targets = Targets::new();

@@ -27,4 +27,4 @@ pub use layout::{
 };
 pub use query::{offset_of_path, BitField, PathError};
 pub use source::TypeSource;
-pub use table::{Enumerator, Member, Module, Qualifier, TypeId, TypeKind, TypeTable};
+pub use table::{DataModel, Enumerator, Member, Module, Qualifier, TypeId, TypeKind, TypeTable};

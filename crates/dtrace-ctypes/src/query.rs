@@ -91,7 +91,7 @@ impl TypeTable {
         match self.kind(r) {
             TypeKind::Int { size, .. } | TypeKind::Float { size, .. } => (*size as u64).max(1),
             TypeKind::Enum { size, .. } => (*size as u64).max(1),
-            TypeKind::Pointer { .. } => 8,
+            TypeKind::Pointer { .. } => self.pointer_size(r),
             TypeKind::Array { elem, .. } => self.align_depth(*elem, depth + 1),
             TypeKind::Struct { size, members, .. } | TypeKind::Union { size, members, .. } => {
                 let mut a = 1;

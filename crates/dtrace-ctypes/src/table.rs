@@ -98,6 +98,28 @@ pub enum Qualifier {
     Restrict,
 }
 
+/// The D compiler's data model (dtrace(1)'s `-32`/`-64`): the sizes of `long`,
+/// `unsigned long` and D's pointers, and so of `size_t`, `uintptr_t` and the
+/// other typedefs over them. Kernel types keep the sizes their BTF gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DataModel {
+    /// `long` and pointers are 64 bits (the kernel's own model; the default).
+    #[default]
+    Lp64,
+    /// `int`, `long` and pointers are 32 bits.
+    Ilp32,
+}
+
+impl DataModel {
+    /// Size in bytes of `long`, `unsigned long` and D's pointers.
+    pub fn word_size(self) -> u32 {
+        match self {
+            DataModel::Lp64 => 8,
+            DataModel::Ilp32 => 4,
+        }
+    }
+}
+
 /// Which module a type came from: `D` (built-ins and user declarations), or a kernel
 /// module's BTF (`vmlinux`, ...). Backquote scoping (``vmlinux`task_struct``) uses it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -127,12 +149,24 @@ pub struct TypeTable {
     /// Where types missing here are looked for, in order (kernel BTF first);
     /// see [`crate::source`].
     pub(crate) sources: Vec<Box<dyn crate::source::TypeSource>>,
+    /// The data model of D's built-in types and of the pointers D makes.
+    model: DataModel,
 }
 
 impl TypeTable {
     /// A table holding D's built-in types with LP64 sizes.
     pub fn with_builtins() -> TypeTable {
-        let mut t = TypeTable::default();
+        TypeTable::with_model(DataModel::Lp64)
+    }
+
+    /// A table holding D's built-in types with the sizes of data model `model`
+    /// (libdtrace's intrinsic types and `<sys/types.h>` typedefs of that model).
+    pub fn with_model(model: DataModel) -> TypeTable {
+        let word = model.word_size();
+        let mut t = TypeTable {
+            model,
+            ..TypeTable::default()
+        };
         t.kinds.push(TypeKind::Void);
         t.names.insert("void".into(), TypeId(0));
         let ints: &[(&str, u32, bool)] = &[
@@ -143,8 +177,8 @@ impl TypeTable {
             ("unsigned short", 2, false),
             ("int", 4, true),
             ("unsigned int", 4, false),
-            ("long", 8, true),
-            ("unsigned long", 8, false),
+            ("long", word, true),
+            ("unsigned long", word, false),
             ("long long", 8, true),
             ("unsigned long long", 8, false),
             ("_Bool", 1, false),
@@ -168,6 +202,12 @@ impl TypeTable {
         }
         let s = t.add(TypeKind::String);
         t.names.insert("string".into(), s);
+        // The pointer-sized typedefs are over `long` in LP64 and over `int` in
+        // ILP32, as libdtrace's tables of each model have them.
+        let (sword, uword) = match model {
+            DataModel::Lp64 => ("long", "unsigned long"),
+            DataModel::Ilp32 => ("int", "unsigned int"),
+        };
         let fixed: &[(&str, &str)] = &[
             ("int8_t", "signed char"),
             ("int16_t", "short"),
@@ -177,10 +217,16 @@ impl TypeTable {
             ("uint16_t", "unsigned short"),
             ("uint32_t", "unsigned int"),
             ("uint64_t", "unsigned long long"),
-            ("intptr_t", "long"),
-            ("uintptr_t", "unsigned long"),
-            ("size_t", "unsigned long"),
-            ("ssize_t", "long"),
+            ("intptr_t", sword),
+            ("uintptr_t", uword),
+            ("size_t", uword),
+            ("ssize_t", sword),
+            ("ptrdiff_t", sword),
+            ("uchar_t", "unsigned char"),
+            ("ushort_t", "unsigned short"),
+            ("uint_t", "unsigned int"),
+            ("ulong_t", "unsigned long"),
+            ("u_longlong_t", "unsigned long long"),
         ];
         for (name, target) in fixed {
             if let Some(target) = t.names.get(*target).copied() {
@@ -305,6 +351,27 @@ impl TypeTable {
         id
     }
 
+    /// The data model of D's built-in types.
+    pub fn model(&self) -> DataModel {
+        self.model
+    }
+
+    /// Size in bytes of a pointer type: D's pointers (made in the `D` module,
+    /// to a `D` type) have the data model's size; a kernel type's pointers,
+    /// from its BTF or to it, are the kernel's 64-bit addresses.
+    pub fn pointer_size(&self, ptr: TypeId) -> u64 {
+        let target = match self.kind(ptr) {
+            TypeKind::Pointer { target } => Some(*target),
+            _ => None,
+        };
+        let kernel = |id: TypeId| self.type_module.get(id.0 as usize).copied().unwrap_or(0) != 0;
+        if kernel(ptr) || target.is_some_and(|t| kernel(self.resolve(t))) {
+            8
+        } else {
+            u64::from(self.model.word_size())
+        }
+    }
+
     /// Size in bytes (`string` is `strsize`, given by the caller's options).
     pub fn size_of(&self, id: TypeId, strsize: u64) -> u64 {
         self.size_of_depth(id, strsize, 0)
@@ -314,12 +381,13 @@ impl TypeTable {
         if depth > MAX_DEPTH {
             return 0;
         }
-        match self.kind(self.resolve(id)) {
+        let r = self.resolve(id);
+        match self.kind(r) {
             TypeKind::Void | TypeKind::Function { .. } | TypeKind::Forward { .. } => 0,
             TypeKind::Int { size, .. } | TypeKind::Float { size, .. } => *size as u64,
             TypeKind::Enum { size, .. } => *size as u64,
             TypeKind::String => strsize,
-            TypeKind::Pointer { .. } => 8,
+            TypeKind::Pointer { .. } => self.pointer_size(r),
             TypeKind::Array { elem, len } => self
                 .size_of_depth(*elem, strsize, depth + 1)
                 .saturating_mul(*len),
@@ -396,5 +464,42 @@ mod tests {
         assert_eq!(t.pointer_to(ch), p);
         assert_eq!(t.name_of(p), "char *");
         assert_eq!(t.size_of(t.lookup("string").unwrap(), 256), 256);
+    }
+
+    #[test]
+    fn ilp32_model_sizes() {
+        let mut t = TypeTable::with_model(DataModel::Ilp32);
+        assert_eq!(t.model(), DataModel::Ilp32);
+        for (name, size) in [
+            ("long", 4),
+            ("unsigned long", 4),
+            ("long long", 8),
+            ("size_t", 4),
+            ("ssize_t", 4),
+            ("uintptr_t", 4),
+            ("ulong_t", 4),
+            ("uint64_t", 8),
+        ] {
+            let id = t.lookup(name).unwrap();
+            assert_eq!(t.size_of(id, 256), size, "{name}");
+        }
+        let ch = t.lookup("char").unwrap();
+        let p = t.pointer_to(ch);
+        assert_eq!(t.size_of(p, 256), 4);
+        assert_eq!(t.align_of(p), 4);
+        // A kernel type's pointers stay the kernel's 64-bit addresses.
+        let m = t.module_index("vmlinux");
+        let task = t.add_in(
+            TypeKind::Struct {
+                name: Some("task_struct".into()),
+                size: 16,
+                members: Vec::new(),
+            },
+            m,
+        );
+        let kp = t.pointer_to(task);
+        assert_eq!(t.size_of(kp, 256), 8);
+        let lp = TypeTable::with_builtins();
+        assert_eq!(lp.size_of(lp.lookup("size_t").unwrap(), 256), 8);
     }
 }

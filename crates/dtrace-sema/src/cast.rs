@@ -117,13 +117,10 @@ impl<'a> Checker<'a> {
     }
 
     fn size_const(&mut self, size: u64, span: Span) -> TExpr {
-        let ty = match self.types.lookup("size_t") {
-            Some(id) => Ty::Int {
-                size: 8,
-                signed: false,
-                id,
-            },
-            None => self.b.ulong,
+        // size_t of the data model (32 bits with -32).
+        let ty = match self.types.lookup("size_t").map(|id| self.value_ty(id)) {
+            Some(t @ Ty::Int { .. }) => t,
+            _ => self.b.ulong,
         };
         mk(TExprKind::Int(size as i64), ty, span)
     }

@@ -272,9 +272,11 @@ impl<'a> Checker<'a> {
             return self.kernel_symbol(name, span);
         }
         if name == "NULL" {
-            // D's null pointer constant, `(void *)0`.
-            let p = self.types.pointer_to(self.b.void_id);
-            return Ok(mk(TExprKind::Int(0), Ty::Ptr { id: p }, span));
+            // D's null pointer constant: libdtrace defines it as an inline whose
+            // value is the integer constant 0, and an inline of a constant is
+            // that constant (an `int`: `sizeof (NULL)` is 4). Integer constant 0
+            // converts to any pointer type.
+            return Ok(mk(TExprKind::Int(0), self.b.int, span));
         }
         if let Some(&(_, v)) = self.enum_pending.iter().rev().find(|(n, _)| n == name) {
             return Ok(mk(TExprKind::Int(v), self.b.int, span));
@@ -394,16 +396,16 @@ impl<'a> Checker<'a> {
                     ));
                 }
                 let ty = self.b.promote(v.ty);
+                // A folded constant keeps its 64-bit value when negated; an
+                // unsigned one is then cut to its type's width (as libdtrace).
+                if let (Some(c), UnOp::Neg) = (const_value(&v), op) {
+                    let n = c.wrapping_neg();
+                    let n = if ty.signed() { n } else { normalize(n, &ty) };
+                    return Ok(mk(TExprKind::Int(n), ty, span));
+                }
                 let v = convert(v, ty);
                 if op == UnOp::Plus {
                     return Ok(v);
-                }
-                if let Some(c) = const_value(&v) {
-                    return Ok(mk(
-                        TExprKind::Int(normalize(c.wrapping_neg(), &ty)),
-                        ty,
-                        span,
-                    ));
                 }
                 Ok(mk(TExprKind::Neg(Box::new(v)), ty, span))
             }
@@ -650,8 +652,11 @@ impl<'a> Checker<'a> {
                     "expression contains division by zero",
                 ));
             }
+            // DTrace folds constants in 64 bits and keeps the result unnarrowed
+            // (only a cast or a store narrows it): `(1 << 63) - 1` is INT64_MAX
+            // although its operands are `int`s.
             if let Some(v) = fold(op, x, y, &wide) {
-                return Ok(mk(TExprKind::Int(normalize(v, &ty)), ty, span));
+                return Ok(mk(TExprKind::Int(v), ty, span));
             }
         }
         let k = TExprKind::Arith {

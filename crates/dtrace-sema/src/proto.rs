@@ -260,7 +260,9 @@ fn parse(list: &'static str) -> Params {
 
 /// An argument's type as the prototype check sees it.
 enum ArgTy {
-    Value(Ty),
+    /// A value of this type; `true` when it is the integer constant 0 (after
+    /// folding: `0`, `NULL`, `1 - 1`), which DTrace accepts for any pointer.
+    Value(Ty, bool),
     /// A call of a function without a value.
     Void,
     /// An aggregation (`@a`): DTrace's dynamic type.
@@ -303,18 +305,18 @@ impl<'a> Checker<'a> {
             let (ok, shown) = match (param, &ty) {
                 (_, ArgTy::Void) => (false, "void".to_string()),
                 (_, ArgTy::Aggregation) => (false, "aggregation".to_string()),
-                (Param::Int(_), ArgTy::Value(t)) => (t.is_int(), self.name(t)),
-                (Param::Str(_), ArgTy::Value(t)) => (
-                    t.is_str() || t.is_ptr() || matches!(t, Ty::Agg { .. }) || is_zero(arg),
+                (Param::Int(_), ArgTy::Value(t, _)) => (t.is_int(), self.name(t)),
+                (Param::Str(_), ArgTy::Value(t, zero)) => (
+                    t.is_str() || t.is_ptr() || matches!(t, Ty::Agg { .. }) || *zero,
                     self.name(t),
                 ),
                 // A string is a `char *`, so it passes for `void *` but not for a
                 // pointer to another type (`struct mutex *`).
-                (Param::Ptr(want), ArgTy::Value(t)) => (
+                (Param::Ptr(want), ArgTy::Value(t, zero)) => (
                     t.is_ptr()
                         || (t.is_str() && (*want == "void *" || want.contains("char")))
                         || matches!(t, Ty::Agg { .. })
-                        || is_zero(arg),
+                        || *zero,
                     self.name(t),
                 ),
                 (Param::Any, _) => (true, String::new()),
@@ -346,7 +348,11 @@ impl<'a> Checker<'a> {
                 self.check_proto(func, args, arg.span)?;
                 Ok(ArgTy::Void)
             }
-            _ => Ok(ArgTy::Value(self.expr(arg)?.ty)),
+            _ => {
+                let v = self.expr(arg)?;
+                let zero = v.ty.is_int() && crate::expr::const_value(&v) == Some(0);
+                Ok(ArgTy::Value(v.ty, zero))
+            }
         }
     }
 
@@ -373,11 +379,6 @@ pub(crate) fn undefined(func: &str, span: Span) -> Diagnostic {
         format!("undefined function name: {func}")
     };
     Diagnostic::new(Tag::D_FUNC_UNDEF, span, msg)
-}
-
-/// The integer constant 0, which DTrace accepts for any pointer.
-fn is_zero(e: &ast::Expr) -> bool {
-    matches!(&e.kind, K::Int { value: 0, .. })
 }
 
 /// D_PROTO_LEN in DTrace's words: `f( ) prototype mismatch: N args passed,

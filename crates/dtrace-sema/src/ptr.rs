@@ -30,7 +30,21 @@ impl<'a> Checker<'a> {
     /// The value of the object of C type `ty` at address `addr`: a load for scalars,
     /// the address itself for aggregates.
     pub(crate) fn place(&mut self, addr: TExpr, ty: TypeId, span: Span) -> R<TExpr> {
-        match self.value_ty(ty) {
+        let value = self.value_ty(ty);
+        if let Ty::Ptr { .. } = value {
+            if self.types.size_of(ty, 0) == 4 && !self.is_scratch(&addr) {
+                // A D pointer of the ILP32 model (-32) in memory: its 32 bits,
+                // zero-extended to the 64-bit address D holds.
+                let word = Ty::Int {
+                    size: 4,
+                    signed: false,
+                    id: self.b.uint.type_id().unwrap_or(self.b.void_id),
+                };
+                let load = mk(TExprKind::Load(Box::new(addr)), word, span);
+                return Ok(mk(TExprKind::Convert(Box::new(load)), value, span));
+            }
+        }
+        match value {
             t @ (Ty::Int { .. } | Ty::Ptr { .. }) if self.is_scratch(&addr) => {
                 Ok(mk(TExprKind::LoadScratch(Box::new(addr)), t, span))
             }

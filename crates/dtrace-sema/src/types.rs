@@ -1,5 +1,6 @@
-//! C integer typing for D on LP64: literal types, integer promotions and the usual
-//! arithmetic conversions, and the names dtrace(1) uses in messages.
+//! C integer typing for D in its data model (LP64, or ILP32 with `-32`): literal
+//! types, integer promotions and the usual arithmetic conversions, and the names
+//! dtrace(1) uses in messages.
 
 use crate::ir::Ty;
 use dtrace_ctypes::{TypeId, TypeKind, TypeTable};
@@ -11,8 +12,15 @@ pub struct BaseTypes {
     pub char_: Ty,
     pub int: Ty,
     pub uint: Ty,
+    /// The 64-bit integer types D computes in: `long`/`unsigned long` in LP64,
+    /// `long long`/`unsigned long long` in ILP32.
     pub long: Ty,
     pub ulong: Ty,
+    /// C's `long` and `unsigned long` of the data model (32 bits in ILP32).
+    pub c_long: Ty,
+    pub c_ulong: Ty,
+    pub llong: Ty,
+    pub ullong: Ty,
     pub pid_t: Ty,
     pub id_t: Ty,
     pub uid_t: Ty,
@@ -79,14 +87,26 @@ impl BaseTypes {
         let char_ = ensure(table, "char", "char", 1, true);
         let int = ensure(table, "int", "int", 4, true);
         let uint = ensure(table, "unsigned int", "unsigned int", 4, false);
-        let long = ensure(table, "long", "long", 8, true);
-        let ulong = ensure(table, "unsigned long", "unsigned long", 8, false);
+        let word = table.model().word_size();
+        let c_long = ensure(table, "long", "long", word, true);
+        let c_ulong = ensure(table, "unsigned long", "unsigned long", word, false);
+        let llong = ensure(table, "long long", "long long", 8, true);
+        let ullong = ensure(table, "unsigned long long", "unsigned long long", 8, false);
+        let (long, ulong) = if c_long.size() == 8 {
+            (c_long, c_ulong)
+        } else {
+            (llong, ullong)
+        };
         BaseTypes {
             char_,
             int,
             uint,
             long,
             ulong,
+            c_long,
+            c_ulong,
+            llong,
+            ullong,
             pid_t: ensure(table, "pid_t", "int", 4, true),
             id_t: ensure(table, "id_t", "int", 4, true),
             uid_t: ensure(table, "uid_t", "unsigned int", 4, false),
@@ -99,39 +119,28 @@ impl BaseTypes {
         }
     }
 
-    /// C's type of an integer literal (C99 6.4.4.1 on LP64).
+    /// C's type of an integer literal (C99 6.4.4.1, as libdtrace applies it):
+    /// the first of the suffix's candidate types whose range holds the value,
+    /// the ranges being those of the data model (`long` is 32 bits in ILP32).
     pub fn literal(&self, value: u64, suffix: IntSuffix, radix: u8) -> Ty {
-        let fits_int = value <= i32::MAX as u64;
-        let fits_uint = value <= u32::MAX as u64;
-        let fits_long = value <= i64::MAX as u64;
+        let fits = |t: &Ty| {
+            let bits = t.size() * 8 - u32::from(t.signed());
+            bits >= 64 || value < (1u64 << bits)
+        };
         let decimal = radix == 10;
-        match suffix {
-            IntSuffix::None => {
-                if fits_int {
-                    self.int
-                } else if fits_uint && !decimal {
-                    self.uint
-                } else if fits_long {
-                    self.long
-                } else {
-                    self.ulong
-                }
-            }
-            IntSuffix::U => {
-                if fits_uint {
-                    self.uint
-                } else {
-                    self.ulong
-                }
-            }
-            IntSuffix::L | IntSuffix::LL => {
-                if fits_long {
-                    self.long
-                } else {
-                    self.ulong
-                }
-            }
-            IntSuffix::UL | IntSuffix::ULL => self.ulong,
+        let candidates: &[Ty] = match suffix {
+            IntSuffix::None if decimal => &[self.int, self.c_long, self.llong],
+            IntSuffix::None => &[self.int, self.uint, self.c_long, self.c_ulong, self.llong],
+            IntSuffix::U => &[self.uint, self.c_ulong],
+            IntSuffix::L => &[self.c_long, self.c_ulong, self.llong],
+            IntSuffix::LL => &[self.llong],
+            IntSuffix::UL => &[self.c_ulong, self.ullong],
+            IntSuffix::ULL => &[self.ullong],
+        };
+        match candidates.iter().find(|t| fits(t)) {
+            Some(t) => *t,
+            None if self.c_ulong.size() == 8 && suffix != IntSuffix::ULL => self.c_ulong,
+            None => self.ullong,
         }
     }
 
@@ -243,5 +252,21 @@ mod tests {
         assert_eq!(normalize(-1, &b.uint), 0xffff_ffff);
         assert_eq!(normalize(0x1_0000_0001, &b.int), 1);
         assert_eq!(type_name(&t, &b.pid_t), "pid_t");
+    }
+
+    #[test]
+    fn ilp32_literals_and_wide_types() {
+        let mut t = TypeTable::with_model(dtrace_ctypes::DataModel::Ilp32);
+        let b = BaseTypes::new(&mut t);
+        // C's long is 32 bits; D still computes in 64 (long long).
+        assert_eq!(b.c_long.size(), 4);
+        assert_eq!(b.long.size(), 8);
+        assert_eq!(type_name(&t, &b.long), "long long");
+        // A decimal constant past INT_MAX is a long long, not a (32-bit) long.
+        assert_eq!(b.literal(4294967295, IntSuffix::None, 10), b.llong);
+        assert_eq!(b.literal(0xffff_ffff, IntSuffix::None, 16), b.uint);
+        assert_eq!(b.literal(5, IntSuffix::L, 10), b.c_long);
+        assert_eq!(b.literal(1 << 40, IntSuffix::L, 10), b.llong);
+        assert_eq!(b.literal(1 << 40, IntSuffix::UL, 10), b.ullong);
     }
 }

@@ -3,13 +3,13 @@
 //! structure's offsets, and the word test that decides which provider
 //! libraries a program names.
 
-use dtrace_ctypes::TypeTable;
+use dtrace_ctypes::{DataModel, TypeTable};
 use dtrace_sema::{ProbeInfo, TypedProgram};
 
-/// The type table of a handle: D's built-ins, with the running kernel's BTF as
-/// a lazy source when the kernel publishes it.
-pub(crate) fn type_table() -> TypeTable {
-    let mut t = TypeTable::with_builtins();
+/// The type table of a handle: D's built-ins in data model `model`, with the
+/// running kernel's BTF as a lazy source when the kernel publishes it.
+pub(crate) fn type_table(model: DataModel) -> TypeTable {
+    let mut t = TypeTable::with_model(model);
     if let Some(k) = dtrace_ctypes::KernelBtf::lazy_sys() {
         t.set_kernel(k);
     }

@@ -58,6 +58,7 @@ pub use dtrace_consumer::{
     AggReport, AggValue, ConsumeError, Context, DropEvent, DropKind, Event, FaultEvent, JsonFormat,
     JsonOutput, Output, ProbeEvent, Row, SetoptError, TextOutput, Value,
 };
+pub use dtrace_ctypes::DataModel;
 pub use dtrace_providers::{Attr, DepClass, Stability};
 pub use error::{CompileError, ExecError, Location, OpenError};
 pub use info::{DescriptionInfo, MatchedInfo, ProbeListing, ProgramInfo, StabilityReport};
@@ -132,7 +133,7 @@ impl Dtrace {
             options: Options::default(),
             kernel,
             catalog: Catalog::new(),
-            types: type_table(),
+            types: type_table(DataModel::default()),
             offsets: KernelOffsets::default(),
             map: SourceMap::new(),
             items: Vec::new(),
@@ -140,6 +141,23 @@ impl Dtrace {
             typed: None,
             libs: library::Libraries::default(),
         })
+    }
+
+    /// Choose the D compiler's data model (dtrace(1)'s `-32`/`-64`, libdtrace's
+    /// `DTRACE_O_ILP32`/`DTRACE_O_LP64`): the sizes of `long`, D's pointers and
+    /// the typedefs over them for every program compiled after this. Kernel
+    /// types keep their own sizes, and the programs still run on this 64-bit
+    /// kernel. Call it before compiling: it starts a fresh type table.
+    pub fn set_data_model(&mut self, model: DataModel) {
+        if self.types.model() != model {
+            self.types = type_table(model);
+            self.typed = None;
+        }
+    }
+
+    /// The D compiler's data model.
+    pub fn data_model(&self) -> DataModel {
+        self.types.model()
     }
 
     /// The `task_struct`/`signal_struct` offsets that `ppid`, `progenyof()` and
@@ -691,7 +709,7 @@ impl Dtrace {
         // The kernel's BTF (~9 MiB parsed) is not needed once code is generated:
         // free it before the ring buffer is mapped, so peak RSS is the larger of
         // the two rather than their sum (docs/PERFORMANCE.md).
-        self.types = TypeTable::with_builtins();
+        self.types = TypeTable::with_model(self.types.model());
         if let Some(limit) = self.options.lockmem {
             dtrace_sys::limits::set_memlock(limit).map_err(|e| ExecError {
                 message: format!(
