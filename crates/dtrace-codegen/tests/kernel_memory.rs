@@ -30,6 +30,7 @@ fn compile_btf(src: &str) -> Option<CompiledProgram> {
         macro_vars: &vars,
         defaultargs: false,
         is_type_name: &is_type,
+        is_d_identifier: &dtrace_sema::is_d_identifier,
     };
     let prog = parse(&map, id, &popts).expect("parses");
     let mut probes = Vec::new();

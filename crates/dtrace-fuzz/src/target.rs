@@ -131,6 +131,7 @@ impl Target {
             macro_vars: &self.macro_vars,
             defaultargs: false,
             is_type_name: &is_type_name,
+            is_d_identifier: &dtrace_sema::is_d_identifier,
         };
         let program = match dtrace_syntax::parse(&map, id, &popts) {
             Ok(p) => p,

@@ -31,6 +31,7 @@ fn run_in(t: &mut TypeTable, src: &str) -> Result<dtrace_sema::TypedProgram, Dia
         macro_vars: &vars,
         defaultargs: false,
         is_type_name: &is_type,
+        is_d_identifier: &dtrace_sema::is_d_identifier,
     };
     let prog = parse(&map, id, &opts)?;
     let n = prog
@@ -252,6 +253,7 @@ fn kernel_types_from_btf() {
         macro_vars: &v,
         defaultargs: false,
         is_type_name: &is_type,
+        is_d_identifier: &dtrace_sema::is_d_identifier,
     };
     let prog = parse(&map, id, &opts).unwrap();
     let syms = |_: Option<&str>, n: &str| (n == "_stext").then_some(0xffff_ffff_8100_0000u64);

@@ -478,6 +478,7 @@ mod tests {
             macro_vars: &vars,
             defaultargs: false,
             is_type_name: &|_| false,
+            is_d_identifier: &|_| false,
         };
         let mut lx = Lexer::new(src, SourceId(0), Some(&opts));
         let mut pos = 0;

@@ -112,13 +112,20 @@ fn predicates() {
     }
     // "No declarations inside of the enclosing { } are permitted" (Dynamic
     // Tracing Guide, "Probe Clauses and Declarations"); dtrace(1) reports a
-    // syntax error at the first token no statement can continue with.
+    // syntax error at the first token no statement can continue with. At a
+    // name its lexer peeked past (a type name here), the message quotes the
+    // rest of the line, blanks after the name as spaces.
     for (src, near) in [
         ("BEGIN { this int x; }", "int"),
         ("BEGIN { self int x; }", "int"),
-        ("BEGIN { pid_t p; }", "pid_t"),
-        ("BEGIN { pid_t * p; }", "pid_t"),
+        ("BEGIN { pid_t p; }", "pid_t p; }"),
+        ("BEGIN { pid_t\t* p; }\n", "pid_t * p; }"),
+        ("BEGIN { pid_t\n* p; }", "pid_t"),
         ("BEGIN { int i = 0; exit(0); }", "int"),
+        ("BEGIN { x = 1; } END { trace(1) x; }", "x"),
+        ("BEGIN { trace(a.b c); }", "c); }"),
+        ("BEGIN { trace(a->b c); }", "c); }"),
+        ("BEGIN { trace(a->b); a->b c; }", "c; }"),
     ] {
         let (tag, msg, _) = common::err(src);
         assert_eq!(tag, dtrace_syntax::Tag::D_SYNTAX, "for {src}");
@@ -299,6 +306,7 @@ fn line_markers_fix_error_lines() {
         macro_vars: &vars,
         defaultargs: false,
         is_type_name: &|_| false,
+        is_d_identifier: &|_| false,
     };
     let d = parse(&map, id, &opts).unwrap_err();
     assert_eq!(

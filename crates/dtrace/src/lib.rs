@@ -267,6 +267,7 @@ impl Dtrace {
             macro_vars,
             defaultargs: self.options.defaultargs,
             is_type_name: &is_type_name,
+            is_d_identifier: &dtrace_sema::is_d_identifier,
         };
         let end = self.map.get(id).map_or(0, |f| f.text.len() as u32);
         let parsed = dtrace_syntax::parse_with_info(&self.map, id, &popts);

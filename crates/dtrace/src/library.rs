@@ -446,6 +446,7 @@ impl Dtrace {
             macro_vars: &HashMap::new(),
             defaultargs: false,
             is_type_name: &is_type_name,
+            is_d_identifier: &dtrace_sema::is_d_identifier,
         };
         let (program, info) = dtrace_syntax::parse_with_info(&self.map, id, &popts)
             .map_err(|d| compile::error(&self.map, &d, self.options.errtags))?;
@@ -561,6 +562,7 @@ mod tests {
                 macro_vars: &HashMap::new(),
                 defaultargs: false,
                 is_type_name: &is_type,
+                is_d_identifier: &dtrace_sema::is_d_identifier,
             };
             let parsed = dtrace_syntax::parse_with_info(&map, id, &popts);
             let Ok((p, info)) = parsed else {

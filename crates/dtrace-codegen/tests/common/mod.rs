@@ -188,6 +188,7 @@ pub fn check_src_opts(
         macro_vars: &vars,
         defaultargs: false,
         is_type_name: &is_type,
+        is_d_identifier: &dtrace_sema::is_d_identifier,
     };
     let prog = parse(&map, id, &popts)?;
     let mut probes = Vec::new();

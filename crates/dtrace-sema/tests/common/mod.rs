@@ -58,6 +58,7 @@ pub fn check_on(
         macro_vars: &vars,
         defaultargs: false,
         is_type_name: &is_type,
+        is_d_identifier: &dtrace_sema::is_d_identifier,
     };
     let prog = parse(&map, id, &popts)?;
     let n = prog

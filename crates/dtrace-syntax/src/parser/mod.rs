@@ -12,6 +12,7 @@
 mod decl;
 mod expr;
 mod height;
+mod near;
 mod probe;
 mod stmt;
 
@@ -51,6 +52,10 @@ pub struct ParseOptions<'a> {
     /// Typedef-aware parsing: is this identifier a type name known outside the
     /// program (e.g. kernel BTF)?
     pub is_type_name: &'a dyn Fn(&str) -> bool,
+    /// Is this identifier one of D's own (a built-in variable or function) or
+    /// a global the consumer already knows? Such names are never peeked past
+    /// (see `near.rs`).
+    pub is_d_identifier: &'a dyn Fn(&str) -> bool,
 }
 
 /// Facts about a parse besides the AST.
@@ -155,6 +160,11 @@ pub(crate) struct Parser<'a> {
     pub(crate) loops: u32,
     /// The source being parsed (for the lines loops are reported at).
     pub(crate) file: Option<&'a crate::span::SourceFile>,
+    /// Identifiers remembered as likely variables, with where first seen
+    /// (libdtrace's lexer stops peeking past them; see `near.rs`).
+    pub(crate) idents: HashMap<String, u32>,
+    /// The last consumed token was `.`, `->`, `struct`, `union` or `enum`.
+    pub(crate) after_sou: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -179,6 +189,8 @@ impl<'a> Parser<'a> {
             last_pragma_lo: None,
             loops: 0,
             file: None,
+            idents: HashMap::new(),
+            after_sou: false,
         }
     }
 
@@ -237,6 +249,7 @@ impl<'a> Parser<'a> {
                 if t.kind != Tok::Eof {
                     self.prev_end = t.span.hi;
                 }
+                self.note_ident(&t);
                 match t.kind {
                     Tok::P(P::LParen) => self.parens += 1,
                     Tok::P(P::RParen) => self.parens = self.parens.saturating_sub(1),
@@ -365,7 +378,7 @@ impl<'a> Parser<'a> {
             let at = at as u32;
             return Diagnostic::new(Tag::D_SYNTAX, Span::new(t.span.source, at, at), msg);
         }
-        let text = self.lx.text_of(t.span.lo as usize, t.span.hi as usize);
+        let text = self.near_text(t);
         Diagnostic::new(
             Tag::D_SYNTAX,
             t.span,

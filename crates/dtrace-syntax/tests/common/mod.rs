@@ -43,6 +43,7 @@ pub fn parse_with(
         macro_vars: &o.vars,
         defaultargs: o.defaultargs,
         is_type_name: &is_type,
+        is_d_identifier: &|_| false,
     };
     let r = parse(&map, id, &opts);
     (map, r)
