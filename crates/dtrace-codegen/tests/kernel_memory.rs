@@ -31,6 +31,7 @@ fn compile_btf(src: &str) -> Option<CompiledProgram> {
         defaultargs: false,
         is_type_name: &is_type,
         is_d_identifier: &dtrace_sema::is_d_identifier,
+        pspec: false,
     };
     let prog = parse(&map, id, &popts).expect("parses");
     let mut probes = Vec::new();

@@ -132,6 +132,7 @@ impl Target {
             defaultargs: false,
             is_type_name: &is_type_name,
             is_d_identifier: &dtrace_sema::is_d_identifier,
+            pspec: false,
         };
         let program = match dtrace_syntax::parse(&map, id, &popts) {
             Ok(p) => p,

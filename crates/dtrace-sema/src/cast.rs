@@ -29,6 +29,14 @@ impl<'a> Checker<'a> {
                 .at_line_after());
             }
         }
+        // An action has no value: casting its call to a type is an invalid
+        // cast, which libdtrace finds (typing the cast) before it finds the
+        // action called inside an expression (generating code).
+        if !matches!(tty, Ty::Void) {
+            if let Some(v) = self.void_call(x)? {
+                return Err(self.bad_cast(&v.ty, target, span));
+            }
+        }
         let v = self.expr(x)?;
         if tty.is_str() {
             return match self.string_conversion(v, span) {

@@ -32,6 +32,7 @@ fn run_in(t: &mut TypeTable, src: &str) -> Result<dtrace_sema::TypedProgram, Dia
         defaultargs: false,
         is_type_name: &is_type,
         is_d_identifier: &dtrace_sema::is_d_identifier,
+        pspec: false,
     };
     let prog = parse(&map, id, &opts)?;
     let n = prog
@@ -254,6 +255,7 @@ fn kernel_types_from_btf() {
         defaultargs: false,
         is_type_name: &is_type,
         is_d_identifier: &dtrace_sema::is_d_identifier,
+        pspec: false,
     };
     let prog = parse(&map, id, &opts).unwrap();
     let syms = |_: Option<&str>, n: &str| (n == "_stext").then_some(0xffff_ffff_8100_0000u64);

@@ -479,6 +479,7 @@ mod tests {
             defaultargs: false,
             is_type_name: &|_| false,
             is_d_identifier: &|_| false,
+            pspec: false,
         };
         let mut lx = Lexer::new(src, SourceId(0), Some(&opts));
         let mut pos = 0;

@@ -307,10 +307,28 @@ fn line_markers_fix_error_lines() {
         defaultargs: false,
         is_type_name: &|_| false,
         is_d_identifier: &|_| false,
+        pspec: false,
     };
     let d = parse(&map, id, &opts).unwrap_err();
     assert_eq!(
         render_dtrace(&map, &d, Default::default()),
         "dtrace: failed to compile script foo.d: line 21: syntax error near \";\""
+    );
+}
+
+#[test]
+fn pspec_reads_probe_descriptions() {
+    // Without pspec, `int*x;` declares a pointer; with it (as a pragma), the
+    // run `int*x` is a probe description, which then needs a body.
+    assert!(ok("int*x;").contains("decl"), "{}", ok("int*x;"));
+    let (tag, msg, _) = common::err("#pragma D option pspec\nint*x\n");
+    assert_eq!(tag, dtrace_syntax::Tag::D_SYNTAX);
+    assert_eq!(
+        msg,
+        "expected predicate and/or actions following probe description"
+    );
+    assert_eq!(
+        ok("#pragma D option pspec\nint*x { }"),
+        "(pragma \"option\" \"pspec\")\n(clause (\"int*x\"))"
     );
 }

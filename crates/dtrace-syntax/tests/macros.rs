@@ -117,6 +117,7 @@ fn used_arguments_are_reported() {
         defaultargs: false,
         is_type_name: &|_| false,
         is_d_identifier: &|_| false,
+        pspec: false,
     };
     let (_, info) = parse_with_info(&map, id, &opts).unwrap();
     assert_eq!(info.macro_args_used, vec![false, true, false, true]);

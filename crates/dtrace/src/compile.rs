@@ -258,6 +258,41 @@ fn proc_tag(kind: dtrace_providers::ProcErrorKind) -> Tag {
     }
 }
 
+/// With `-x amin` (or `#pragma D option amin`), every clause's probe
+/// descriptions must be rated at least `amin`: libdtrace checks this as it
+/// gives each clause its attributes, before typing its statements, and
+/// reports it at the clause's last line (D_ATTR_MIN).
+pub fn check_amin(
+    map: &SourceMap,
+    items: &[Item],
+    catalog: &mut Catalog,
+    amin: dtrace_providers::Attr,
+    errtags: bool,
+) -> Result<(), CompileError> {
+    for item in items {
+        let Item::Clause(c) = item else { continue };
+        for spec in &c.probes {
+            let Ok(desc) = ProbeDesc::parse(&spec.text) else {
+                continue;
+            };
+            let found = catalog.matches(&desc);
+            let Some(attr) = crate::info::description_rating(catalog, &desc, &found) else {
+                continue;
+            };
+            if crate::info::below(attr, amin) {
+                let end = c.span.hi.saturating_sub(1);
+                let d = Diagnostic::new(
+                    Tag::D_ATTR_MIN,
+                    dtrace_syntax::Span::new(c.span.source, end, end),
+                    format!("attributes for clause ({attr}) are less than predefined minimum"),
+                );
+                return Err(error(map, &d, errtags));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Every probe description of every clause of `items` with the probes it
 /// matches (for `-v`; malformed descriptions were reported by `match_clauses_repeated`).
 pub fn describe(items: &[Item], catalog: &mut Catalog) -> Vec<(ProbeDesc, Vec<ProbeInfo>)> {

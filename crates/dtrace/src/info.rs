@@ -120,6 +120,60 @@ pub fn listing(catalog: &Catalog, p: &ProbeInfo) -> ProbeListing {
     }
 }
 
+/// An attribute triplet as `-x amin` writes it (`Evolving/Evolving/Common`,
+/// any case); one level alone rates names and data, with the lowest class.
+pub(crate) fn parse_attr(text: &str) -> Option<Attr> {
+    const LEVELS: [Stability; 8] = [
+        Stability::Internal,
+        Stability::Private,
+        Stability::Obsolete,
+        Stability::External,
+        Stability::Unstable,
+        Stability::Evolving,
+        Stability::Stable,
+        Stability::Standard,
+    ];
+    const CLASSES: [DepClass; 6] = [
+        DepClass::Unknown,
+        DepClass::Cpu,
+        DepClass::Platform,
+        DepClass::Group,
+        DepClass::Isa,
+        DepClass::Common,
+    ];
+    let level = |w: &str| {
+        LEVELS
+            .into_iter()
+            .find(|l| l.to_string().eq_ignore_ascii_case(w))
+    };
+    let class = |w: &str| {
+        CLASSES
+            .into_iter()
+            .find(|c| c.to_string().eq_ignore_ascii_case(w))
+    };
+    match text.split('/').collect::<Vec<_>>().as_slice() {
+        [l] => level(l).map(|l| Attr::new(l, l, DepClass::Unknown)),
+        [n, d, c] => Some(Attr::new(level(n)?, level(d)?, class(c)?)),
+        _ => None,
+    }
+}
+
+/// Whether `a` is rated below `min`: libdtrace compares name stability, then
+/// data stability, then dependency class.
+pub(crate) fn below(a: Attr, min: Attr) -> bool {
+    (a.name, a.data, a.class) < (min.name, min.data, min.class)
+}
+
+/// The attributes of the probes one description matched (`None` when it
+/// matched none), as libdtrace rates the clause it begins.
+pub(crate) fn description_rating(
+    catalog: &Catalog,
+    d: &ProbeDesc,
+    probes: &[ProbeInfo],
+) -> Option<Attr> {
+    matched_info(catalog, d, probes).map(|m| m.attr)
+}
+
 /// What a set of probes has in common, as dtrace(1) reports a description.
 fn matched_info(catalog: &Catalog, d: &ProbeDesc, probes: &[ProbeInfo]) -> Option<MatchedInfo> {
     let first = probes.first()?;

@@ -268,6 +268,7 @@ impl Dtrace {
             defaultargs: self.options.defaultargs,
             is_type_name: &is_type_name,
             is_d_identifier: &dtrace_sema::is_d_identifier,
+            pspec: self.options.pspec,
         };
         let end = self.map.get(id).map_or(0, |f| f.text.len() as u32);
         let parsed = dtrace_syntax::parse_with_info(&self.map, id, &popts);
@@ -407,6 +408,9 @@ impl Dtrace {
             self.options.zdefs,
             errtags,
         )?;
+        if let Some(amin) = self.options.amin.as_deref().and_then(info::parse_attr) {
+            compile::check_amin(&self.map, &program_items, &mut self.catalog, amin, errtags)?;
+        }
         let matched = probes.iter().map(Vec::len).sum();
         let stability = stability_items.map(|items| {
             let described = compile::describe(&items, &mut self.catalog);

@@ -447,6 +447,7 @@ impl Dtrace {
             defaultargs: false,
             is_type_name: &is_type_name,
             is_d_identifier: &dtrace_sema::is_d_identifier,
+            pspec: false,
         };
         let (program, info) = dtrace_syntax::parse_with_info(&self.map, id, &popts)
             .map_err(|d| compile::error(&self.map, &d, self.options.errtags))?;
@@ -563,6 +564,7 @@ mod tests {
                 defaultargs: false,
                 is_type_name: &is_type,
                 is_d_identifier: &dtrace_sema::is_d_identifier,
+                pspec: false,
             };
             let parsed = dtrace_syntax::parse_with_info(&map, id, &popts);
             let Ok((p, info)) = parsed else {

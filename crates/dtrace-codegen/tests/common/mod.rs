@@ -189,6 +189,7 @@ pub fn check_src_opts(
         defaultargs: false,
         is_type_name: &is_type,
         is_d_identifier: &dtrace_sema::is_d_identifier,
+        pspec: false,
     };
     let prog = parse(&map, id, &popts)?;
     let mut probes = Vec::new();

@@ -56,6 +56,10 @@ pub struct ParseOptions<'a> {
     /// a global the consumer already knows? Such names are never peeked past
     /// (see `near.rs`).
     pub is_d_identifier: &'a dyn Fn(&str) -> bool,
+    /// The `pspec` option: at the top level, the longest run of probe
+    /// description characters is a probe description (`int*x`), as
+    /// `#pragma D option pspec` also sets.
+    pub pspec: bool,
 }
 
 /// Facts about a parse besides the AST.
@@ -165,6 +169,9 @@ pub(crate) struct Parser<'a> {
     pub(crate) idents: HashMap<String, u32>,
     /// The last consumed token was `.`, `->`, `struct`, `union` or `enum`.
     pub(crate) after_sou: bool,
+    /// `#pragma D option pspec`: at the top level, a run of probe-description
+    /// characters is always a probe description (see `near.rs`).
+    pub(crate) pspec: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -191,6 +198,7 @@ impl<'a> Parser<'a> {
             file: None,
             idents: HashMap::new(),
             after_sou: false,
+            pspec: opts.pspec,
         }
     }
 
@@ -213,6 +221,7 @@ impl<'a> Parser<'a> {
                 if let Tok::Pragma(words) = &t.kind {
                     if self.last_pragma_lo.map_or(true, |lo| t.span.lo > lo) {
                         self.last_pragma_lo = Some(t.span.lo);
+                        self.note_pspec(words);
                         self.pending_pragmas.push(Pragma {
                             words: words.clone(),
                             span: t.span,
@@ -503,7 +512,7 @@ impl<'a> Parser<'a> {
                 Tok::Kw(Kw::Translator) => items.push(Item::Translator(self.translator()?)),
                 Tok::Kw(Kw::Provider) => items.push(Item::ProviderDecl(self.provider()?)),
                 _ => {
-                    if self.starts_decl().unwrap_or(false) {
+                    if !self.is_pspec_run(&first) && self.starts_decl().unwrap_or(false) {
                         let d = self.decl()?;
                         items.push(Item::Decl(d));
                     } else {

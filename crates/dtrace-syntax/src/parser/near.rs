@@ -11,6 +11,11 @@
 //! `=`, `;` or (outside parentheses) `,` is remembered as a likely variable and
 //! never peeked at again; neither is a name after `.`, `->` or a `struct`,
 //! `union` or `enum` keyword.
+//!
+//! Also here: the `pspec` option, under which the top level reads the longest
+//! run of probe-description characters as a probe description even where a
+//! shorter keyword or type name starts it (`int*x` is a description, not the
+//! declaration `int *x`).
 
 use super::Parser;
 use crate::token::{Kw, Tok, Token, P};
@@ -78,5 +83,35 @@ impl<'a> Parser<'a> {
         let rest = self.lx.text_of(i, b.len());
         let line = rest.split('\n').next().unwrap_or("");
         format!("{token}{}{line}", " ".repeat(run.len()))
+    }
+
+    /// Note a `#pragma D` line: `option pspec` (or `pspec=...`) turns the
+    /// option on for the rest of the source.
+    pub(crate) fn note_pspec(&mut self, words: &[String]) {
+        if words.first().map(String::as_str) == Some("option") {
+            for w in &words[1..] {
+                let (name, value) = w.split_once('=').unwrap_or((w, "set"));
+                if name == "pspec" {
+                    self.pspec = !matches!(value, "unset" | "0");
+                }
+            }
+        }
+    }
+
+    /// Under `pspec`, whether top-level token `t` (a keyword or name) begins
+    /// a longer run of probe-description characters.
+    pub(crate) fn is_pspec_run(&self, t: &Token) -> bool {
+        if !self.pspec || !matches!(t.kind, Tok::Ident(_) | Tok::Kw(_)) {
+            return false;
+        }
+        let b = self.lx.bytes();
+        let mut i = t.span.lo as usize;
+        while b
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || b"-$:_.`?*\\[]!".contains(c))
+        {
+            i += 1;
+        }
+        i > t.span.hi as usize
     }
 }

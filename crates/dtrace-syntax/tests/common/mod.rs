@@ -44,6 +44,7 @@ pub fn parse_with(
         defaultargs: o.defaultargs,
         is_type_name: &is_type,
         is_d_identifier: &|_| false,
+        pspec: false,
     };
     let r = parse(&map, id, &opts);
     (map, r)
