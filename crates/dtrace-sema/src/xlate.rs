@@ -411,15 +411,20 @@ impl<'a> Checker<'a> {
             return self.expr(e);
         };
         let (sou, ptr, t, input) = self.resolve_xlate(&f, span)?;
+        if ptr && !deref {
+            // A translated pointer has D's dynamic type: no value to compute
+            // (libdtrace finds this generating code for the expression).
+            return Err(Diagnostic::new(
+                Tag::D_CG_DYN,
+                span,
+                "expression cannot evaluate to result of dynamic type",
+            ));
+        }
         if ptr != deref {
             return Err(Diagnostic::new(
                 Tag::D_XLATE_SOU,
                 span,
-                if ptr {
-                    "a translated pointer may only be dereferenced (*p, p->member)".to_string()
-                } else {
-                    "cannot dereference a translated struct".to_string()
-                },
+                "cannot dereference a translated struct",
             ));
         }
         let size = self.types.size_of(sou, 0).min(u32::MAX as u64) as u32;
