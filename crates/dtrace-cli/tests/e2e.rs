@@ -14,7 +14,7 @@
 //!
 //! `args` is run by bash with `$DTRACE` (the binary) in front and `$T` naming the
 //! directory of trigger programs built from `tests/triggers/*.c`; `sh` instead gives
-//! a whole bash command line (with `$DTRACE`, `$T`, and `$S` for `tests/e2e/scripts`). Keys: `args`,
+//! a whole bash command line (with `$DTRACE`, `$PLOCKSTAT`, `$T`, and `$S` for `tests/e2e/scripts`). Keys: `args`,
 //! `status`, `stdout`, `stderr`, `stdout-re`, `stderr-re`, `stdout-has`/`stderr-has`
 //! (each line must appear somewhere), `timeout` (seconds, default 30).
 //! A block runs to the next key line; its lines are kept exactly.
@@ -150,6 +150,7 @@ fn run_case(case: &Case, triggers: &Path) -> Result<(), String> {
         .arg("-c")
         .arg(script)
         .env("DTRACE", env!("CARGO_BIN_EXE_dtrace"))
+        .env("PLOCKSTAT", env!("CARGO_BIN_EXE_plockstat"))
         .env("T", triggers)
         .env("S", repo_root().join("tests/e2e/scripts"))
         .stdin(Stdio::null())

@@ -62,6 +62,9 @@ pub struct ElfObject {
     pub build_id: Option<Vec<u8>>,
     /// Function symbols sorted by address, aliases at one address reduced to one.
     pub syms: Vec<Sym>,
+    /// Data object symbols (variables) with a size, sorted by address, from
+    /// the object's own `.symtab`/`.dynsym` (for naming a lock by its variable).
+    pub data: Vec<Sym>,
     pub segments: Vec<Segment>,
     pub unwind: UnwindSections,
 }
@@ -121,10 +124,15 @@ impl ElfObject {
         let mut obj = ElfObject {
             build_id: file.build_id().ok().flatten().map(|b| b.to_vec()),
             syms: Vec::new(),
+            data: symbols(&file, SymbolKind::Data)
+                .into_iter()
+                .filter(|s| s.size > 0)
+                .collect(),
             segments,
             unwind,
         };
-        obj.add_syms(symbols(&file));
+        obj.data.dedup_by(|b, a| a.addr == b.addr);
+        obj.add_syms(symbols(&file, SymbolKind::Text));
         Some(obj)
     }
 
@@ -147,14 +155,14 @@ impl ElfObject {
             let mut raw = Vec::new();
             if lzma_rs::xz_decompress(&mut &xz[..], &mut raw).is_ok() {
                 if let Ok(mini) = object::File::parse(&raw[..]) {
-                    out.extend(symbols(&mini));
+                    out.extend(symbols(&mini, SymbolKind::Text));
                 }
             }
         }
         for cand in debug_candidates(self.build_id.as_deref(), &file, display) {
             if let Ok(bytes) = std::fs::read(&cand) {
                 if let Ok(dbg) = object::File::parse(&bytes[..]) {
-                    out.extend(symbols(&dbg));
+                    out.extend(symbols(&dbg, SymbolKind::Text));
                     if out.is_empty() {
                         out.extend(crate::dwarf::functions(&dbg));
                     }
@@ -194,6 +202,13 @@ impl ElfObject {
             .find(|s| (s.offset & !0xfff) <= off && off < s.offset.saturating_add(s.filesz.max(1)))
     }
 
+    /// The data symbol (a variable) whose bytes hold object address `svma`.
+    pub fn lookup_data(&self, svma: u64) -> Option<&Sym> {
+        let i = self.data.partition_point(|s| s.addr <= svma);
+        let s = self.data.get(i.checked_sub(1)?)?;
+        (svma < s.addr.saturating_add(s.size)).then_some(s)
+    }
+
     /// The function symbol covering object address `svma`.
     pub fn lookup(&self, svma: u64) -> Option<&Sym> {
         let i = self.syms.partition_point(|s| s.addr <= svma);
@@ -223,13 +238,14 @@ fn debug_candidates(build_id: Option<&[u8]>, file: &object::File, display: &str)
     out
 }
 
-/// Defined function symbols of `.symtab` then `.dynsym`, globals before
-/// weak and local ones (so they win at a shared address).
-fn symbols(file: &object::File) -> Vec<Sym> {
+/// Defined symbols of `kind` (functions or variables) of `.symtab` then
+/// `.dynsym`, globals before weak and local ones (so they win at a shared
+/// address).
+fn symbols(file: &object::File, kind: SymbolKind) -> Vec<Sym> {
     let mut v: Vec<(u8, Sym)> = file
         .symbols()
         .chain(file.dynamic_symbols())
-        .filter(|s| s.kind() == SymbolKind::Text && s.is_definition() && s.address() != 0)
+        .filter(|s| s.kind() == kind && s.is_definition() && s.address() != 0)
         .filter_map(|s| {
             let name = s.name().ok()?;
             let name = name.split('@').next().unwrap_or(name);

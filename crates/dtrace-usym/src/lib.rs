@@ -167,6 +167,24 @@ impl UserSymbols {
         }
     }
 
+    /// The variable holding data address `addr` of process `pid`, as
+    /// `module`variable` or `module`variable+0xoff` (plockstat's lock
+    /// names); None when no object's data symbol covers it (heap, stack).
+    /// Every module is asked, since a variable in `.bss` may lie past the
+    /// object's file-backed mappings.
+    pub fn describe_data(&self, pid: u32, addr: u64) -> Option<String> {
+        let mut g = self.lock();
+        let space = g.space(pid, None)?;
+        space.modules.iter().find_map(|m| {
+            let s = m.object.as_ref()?.lookup_data(addr.wrapping_sub(m.bias))?;
+            let off = addr.wrapping_sub(m.bias).wrapping_sub(s.addr);
+            Some(match off {
+                0 => format!("{}`{}", m.name, s.name),
+                _ => format!("{}`{}+0x{off:x}", m.name, s.name),
+            })
+        })
+    }
+
     /// `module`function` (`usym()`, `ufunc()`), else as [`describe`](Self::describe).
     pub fn function(&self, pid: u32, addr: u64) -> String {
         let r = self.resolve(pid, addr);
@@ -330,5 +348,24 @@ mod tests {
             .starts_with(&format!("{name}:0x")));
         // Unknown processes print in hex.
         assert_eq!(syms.describe(0, 0x1234), "0x1234");
+    }
+
+    static NAMED_DATA: [u64; 4] = [1, 2, 3, 4];
+
+    #[test]
+    fn names_variables_by_their_symbol() {
+        let syms = UserSymbols::new();
+        let pid = std::process::id();
+        let at = std::hint::black_box(&NAMED_DATA) as *const [u64; 4] as u64;
+        let first = syms.describe_data(pid, at).expect("a data symbol");
+        assert!(first.contains("NAMED_DATA"), "{first}");
+        assert!(!first.contains('+'), "{first}");
+        let third = syms
+            .describe_data(pid, at + 16)
+            .expect("inside the variable");
+        assert!(third.ends_with("+0x10"), "{third}");
+        // A heap address is in no variable.
+        let heap = Box::new(7u64);
+        assert_eq!(syms.describe_data(pid, &*heap as *const u64 as u64), None);
     }
 }

@@ -72,7 +72,13 @@ impl Targets {
         } else {
             words.iter().map(String::as_str).collect()
         };
-        let mut child = proc::spawn_gated(&argv).map_err(|e| format!("dtrace: {e}"))?;
+        self.create_argv(&argv)
+    }
+
+    /// Creates the command `argv` (its words as given, not split again),
+    /// gated as [`Targets::create`] does (plockstat's `command [arg...]`).
+    pub fn create_argv<S: AsRef<std::ffi::OsStr>>(&mut self, argv: &[S]) -> Result<(), String> {
+        let mut child = proc::spawn_gated(argv).map_err(|e| format!("dtrace: {e}"))?;
         let stopped = stop_at_entry(&mut child).map_err(|e| format!("dtrace: {e}"))?;
         self.children.push(Created {
             child,
