@@ -1,5 +1,8 @@
-/* Two threads take turns on one lock; each takes it while the other holds it,
-   so every acquisition but the first waits. Usage: contend ROUNDS [mutex|rwlock|adaptive] */
+/* Two threads take turns on one lock; each takes it while the other holds it
+   and keeps it until the other sleeps in the kernel, so every acquisition but
+   the first waits (ROUNDS per thread: 2*ROUNDS holds, 2*ROUNDS-1 waits; for the
+   rwlock, thread 0 writes and thread 1 reads).
+   Usage: lock_contend ROUNDS [mutex|rwlock|adaptive] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 //!
 //! Code map:
 //! - `maps.rs`: `/proc/PID/maps` parsing.
-//! - `elf.rs`: one ELF object: function symbols (`.symtab`, `.dynsym`,
+//! - `elf.rs`: one ELF object: function and data symbols (`.symtab`, `.dynsym`,
 //!   `.gnu_debugdata`, debug files by build-id or debuglink), PT_LOAD
 //!   segments, unwind sections.
 //! - `dwarf.rs`: function symbols from `.debug_info` when there is no symbol table.
