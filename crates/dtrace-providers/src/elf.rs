@@ -10,6 +10,11 @@ const PT_LOAD: u32 = 1;
 const SHT_SYMTAB: u32 = 2;
 const SHT_NOTE: u32 = 7;
 const SHT_DYNSYM: u32 = 11;
+/// `.gnu.version`: one version index per `.dynsym` entry.
+const SHT_GNU_VERSYM: u32 = 0x6fff_ffff;
+/// A version index with this bit names a non-default version
+/// (`name@VERSION`, which `nm -D` shows with one `@`).
+const VERSYM_HIDDEN: u16 = 0x8000;
 const STT_FUNC: u8 = 2;
 const SHN_UNDEF: u16 = 0;
 /// `e_type` of a position-independent object (shared library, PIE).
@@ -249,7 +254,21 @@ impl Elf {
             };
             let strtab = self.section_data(strs);
             let syms = self.section_data(s);
-            for e in syms.chunks_exact(24) {
+            // A dynamic symbol of a non-default version (glibc's old
+            // `pthread_cond_wait@GLIBC_2.2.5` beside the default
+            // `pthread_cond_wait@@GLIBC_2.3.2`) is not what its plain name
+            // means to a program linked now: leave it out.
+            let versyms = (kind == SHT_DYNSYM)
+                .then(|| self.sections.iter().find(|v| v.kind == SHT_GNU_VERSYM))
+                .flatten()
+                .map(|v| self.section_data(v));
+            for (i, e) in syms.chunks_exact(24).enumerate() {
+                if versyms
+                    .and_then(|v| u16_at(v, i * 2))
+                    .is_some_and(|ver| ver & VERSYM_HIDDEN != 0)
+                {
+                    continue;
+                }
                 let (Some(name), Some(info), Some(shndx), Some(value), Some(size)) = (
                     u32_at(e, 0),
                     e.get(4),
@@ -343,5 +362,24 @@ mod tests {
         assert!(elf.bytes_at(main.value, main.size).is_some());
         assert!(!elf.writable(main.value));
         assert!(elf.file_offset(elf.entry).is_some());
+    }
+
+    /// glibc keeps old versions of some functions beside the default one;
+    /// only the default answers to the plain name.
+    #[test]
+    fn a_plain_name_is_the_default_version() {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+        let Some(libc) = maps
+            .lines()
+            .filter_map(|l| l.split_whitespace().nth(5))
+            .find(|p| p.ends_with("/libc.so.6"))
+        else {
+            return;
+        };
+        let elf = Elf::open(std::path::Path::new(libc)).expect("libc parses");
+        let fns = elf.functions();
+        let named = |n: &str| fns.iter().filter(|f| f.name == n).count();
+        assert!(named("pthread_cond_wait") <= 1);
+        assert!(named("pthread_mutex_lock") == 1);
     }
 }

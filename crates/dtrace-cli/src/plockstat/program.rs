@@ -18,6 +18,7 @@
 //!   `LOCK_PI2`) the thread makes on the lock's own words during a lock call;
 //!   **blocked** is that call's return. Block time is from the wait's start
 //!   to the return: the time the thread slept on the lock and then took it.
+//!   A condition wait taking its mutex back blocks the same way.
 //! - **spin**: glibc's adaptive mutexes (`PTHREAD_MUTEX_ADAPTIVE_NP`) spin
 //!   before they sleep: a lock call on one found held at entry (lock word
 //!   non-zero) spins from entry until it acquires (a successful spin) or
@@ -50,6 +51,8 @@ const MUTEX_SIZE: u32 = 40; // sizeof (pthread_mutex_t)
 const MUTEX_COUNT: u32 = 4; // __data.__count: recursion depth
 const MUTEX_KIND: u32 = 16; // __data.__kind
 const RWLOCK_SIZE: u32 = 56; // sizeof (pthread_rwlock_t)
+/// A timed condition wait that timed out still took its mutex back.
+const ETIMEDOUT: u32 = 110;
 /// `__kind` of `PTHREAD_MUTEX_ADAPTIVE_NP` (type bits, no protocol flags).
 const KIND_ADAPTIVE: u32 = 3;
 
@@ -171,9 +174,24 @@ impl Plan {
         }
         if self.hold || self.contention {
             p.push_str(&self.mutex_calls());
+            let _ = write!(
+                p,
+                "{}\n{{\n\tself->cmutex = arg1;\n\tself->ccaller = ucaller;\n}}\n\n",
+                probes(&COND_WAITS, "entry")
+            );
         }
         if self.hold {
             p.push_str(&self.mutex_hold());
+        }
+        if self.contention {
+            p.push_str(&self.cond_contention());
+        }
+        if self.hold || self.contention {
+            let _ = write!(
+                p,
+                "{}\n{{\n\tself->cmutex = 0;\n\tself->ccaller = 0;\n\tself->cblock = 0;\n}}\n\n",
+                probes(&COND_WAITS, "return")
+            );
         }
         p.push_str(&self.rwlock_calls());
         p.push_str(&self.ends());
@@ -275,8 +293,7 @@ impl Plan {
         );
         let _ = write!(
             p,
-            "{}\n{{\n\tself->cmutex = arg1;\n}}\n\n{}\n/mtxhold[arg1]/\n{}",
-            probes(&COND_WAITS, "entry"),
+            "{}\n/mtxhold[arg1]/\n{}",
             probes(&COND_WAITS, "entry"),
             release("arg1")
         );
@@ -294,11 +311,29 @@ impl Plan {
         );
         let _ = write!(
             p,
-            "{}\n/self->cmutex/\n{{\n\tmtxhold[self->cmutex] = timestamp;\n\
-             \tself->cmutex = 0;\n}}\n\n",
+            "{}\n/self->cmutex/\n{{\n\tmtxhold[self->cmutex] = timestamp;\n}}\n\n",
             probes(&COND_WAITS, "return")
         );
         p
+    }
+
+    /// A condition wait takes its mutex back before it returns (also when
+    /// it times out): a futex wait on the mutex then is a mutex block, from
+    /// the wait until the return, charged to the condition wait's caller.
+    fn cond_contention(&self) -> String {
+        let wait = futex_wait_on("self->cmutex", MUTEX_SIZE);
+        let rec = self.record(
+            "mtx_block",
+            "self->cmutex",
+            "self->ccaller",
+            "timestamp - self->cblock",
+        );
+        format!(
+            "syscall::futex:entry\n/{wait} && !self->cblock/\n{{\n\
+             \tself->cblock = timestamp;\n}}\n\n\
+             {}\n/self->cmutex && self->cblock && (arg1 == 0 || arg1 == {ETIMEDOUT})/\n{{\n{rec}}}\n\n",
+            probes(&COND_WAITS, "return")
+        )
     }
 
     /// Read-write locks: lock calls (with their futex waits), holds per
@@ -476,6 +511,17 @@ mod tests {
                 "R/W writer block\");"
             ]
         );
+    }
+
+    #[test]
+    fn condition_waits_block_on_their_mutex() {
+        let p = plan(true, false, None, None).program();
+        assert!(p.contains("self->cmutex = arg1;"));
+        assert!(p.contains("/self->cmutex && self->cblock && (arg1 == 0 || arg1 == 110)/"));
+        assert!(p.contains("@mtx_block[self->cmutex, self->ccaller]"));
+        let h = plan(false, true, None, None).program();
+        assert!(h.contains("pid$target:libc.so.6:pthread_cond_clockwait:entry\n/mtxhold[arg1]/"));
+        assert!(!h.contains("self->cblock = timestamp"));
     }
 
     #[test]
