@@ -224,6 +224,20 @@ mod tests {
         assert_eq!(e.message.as_deref(), Some("only one pid is allowed"));
     }
 
+    /// The man page (written by hand) documents every flag.
+    #[test]
+    fn the_man_page_names_every_flag() {
+        const MAN: &str = include_str!("../../../../docs/plockstat.1");
+        for flag in "vACHVnsepx".chars() {
+            let roff = format!("\\-{flag}");
+            assert!(
+                MAN.lines()
+                    .any(|l| l.starts_with(".B") && l.contains(&roff)),
+                "docs/plockstat.1 has no entry for -{flag}"
+            );
+        }
+    }
+
     #[test]
     fn bad_command_lines() {
         assert_eq!(args(&[]).expect_err("nothing").message, None);
