@@ -138,18 +138,8 @@ fn run(a: &Args) -> Result<i32, Fail> {
     };
     dtrace
         .compile(&source, &[NAME.to_string()], &macro_vars(pid))
-        .map_err(|e| {
-            fail(format!(
-                "{NAME}: failed to compile program: {}",
-                ours(&e.message)
-            ))
-        })?;
-    let mut session = dtrace.exec().map_err(|e| {
-        fail(format!(
-            "{NAME}: failed to enable probes: {}",
-            ours(&e.message)
-        ))
-    })?;
+        .map_err(|e| fail(ours(&e.message)))?;
+    let mut session = dtrace.exec().map_err(|e| fail(ours(&e.message)))?;
 
     let depth = a.plan.stack_depth;
     let mut report = Report::new(
