@@ -25,6 +25,8 @@ pub const PROBE_READ_STR: i32 = 45;
 pub const OVERRIDE_RETURN: i32 = 58;
 pub const GET_STACK: i32 = 67;
 pub const GET_CURRENT_CGROUP_ID: i32 = 80;
+pub const MAP_PUSH_ELEM: i32 = 87;
+pub const MAP_POP_ELEM: i32 = 88;
 pub const SPIN_LOCK: i32 = 93;
 pub const SPIN_UNLOCK: i32 = 94;
 pub const SEND_SIGNAL: i32 = 109;
@@ -317,6 +319,8 @@ mod tests {
             (OVERRIDE_RETURN, "override_return"),
             (GET_STACK, "get_stack"),
             (GET_CURRENT_CGROUP_ID, "get_current_cgroup_id"),
+            (MAP_PUSH_ELEM, "map_push_elem"),
+            (MAP_POP_ELEM, "map_pop_elem"),
             (SPIN_LOCK, "spin_lock"),
             (SPIN_UNLOCK, "spin_unlock"),
             (SEND_SIGNAL, "send_signal"),

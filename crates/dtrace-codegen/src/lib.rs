@@ -80,6 +80,8 @@ use std::collections::BTreeMap;
 
 /// `BPF_F_RDONLY_PROG`: programs may only read the map.
 pub const BPF_F_RDONLY_PROG: u32 = 1 << 7;
+/// `BPF_F_MMAPABLE`: the array can be mmap()ed (the consumer reads it in place).
+pub const BPF_F_MMAPABLE: u32 = 1 << 10;
 
 /// Aggregation map keys start with the aggregation's id (a native-endian u64),
 /// then its key tuple; maps are shared by the aggregations of one key and value
@@ -94,7 +96,42 @@ pub enum MapKind {
     Array,
     PercpuHash,
     PercpuArray,
+    /// `BPF_MAP_TYPE_QUEUE` (no key).
+    Queue,
     Ringbuf,
+}
+
+/// The maps of one group of aggregations (those of one key and value size).
+///
+/// A key is given a *slot* when it is first aggregated: the group's `keys`
+/// hash maps the key to its slot. Slots belong to the group's *class*, shared
+/// by every group of its value size: the class's `values` array holds each
+/// CPU's value of each slot, CPU by CPU (element `cpu * slots + slot`); new
+/// slots come from its counter (a u64 at `counter_off` in the `counter`
+/// array), recycled ones from its `free` queue, where the consumer puts the
+/// slots of the keys it removes (`trunc()`), their values zeroed. The
+/// `slot_keys` array, one for the program, holds each slot's `{state, key}`
+/// (at `entry_base + slot`; state 1 once the key is in its hash, 0 when free)
+/// so the consumer reads keys without walking a hash. A key that finds no slot
+/// is an aggregation drop. Every map here is one allocation: creating them
+/// costs no per-element work, unlike a preallocated per-CPU hash (see
+/// docs/PERFORMANCE.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AggGroup {
+    pub keys: usize,
+    pub slot_keys: usize,
+    pub entry_base: u32,
+    pub values: usize,
+    pub free: usize,
+    pub counter: usize,
+    pub counter_off: u32,
+    /// Slots of the class (keys its groups may hold at once).
+    pub slots: u32,
+    /// CPU ids are below this.
+    pub cpus: u32,
+    /// Key size (the aggregation id included) and value size.
+    pub key_size: u32,
+    pub value_size: u32,
 }
 
 /// A map to create before loading the programs.
@@ -227,7 +264,9 @@ pub struct CompiledProgram {
     /// The speculations (`layout::SPEC_*`): the consumer frees an ID (writes
     /// zeros to its entry) once it has consumed the record that drained it.
     pub spec_map: usize,
+    /// Each aggregation's group, an index into `agg_groups`.
     pub agg_maps: BTreeMap<u32, usize>,
+    pub agg_groups: Vec<AggGroup>,
     /// One-entry array: state word (u64 @0, see [`layout::STATE_ACTIVE`]), realtime
     /// minus monotonic offset (u64 @8), then global variables.
     pub globals_map: usize,

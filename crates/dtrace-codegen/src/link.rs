@@ -389,6 +389,7 @@ pub fn compile(
         drops_map: l.drops,
         spec_map: l.specs,
         agg_maps: l.agg_maps.clone(),
+        agg_groups: l.agg_groups.clone(),
         globals_map: l.globals,
         maps: l.maps,
         programs,

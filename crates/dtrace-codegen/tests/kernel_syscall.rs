@@ -20,7 +20,7 @@ fn syscall_entry_and_return() {
     );
     let opts = CompileOptions {
         kernel: kernel_offsets(),
-        ..CompileOptions::default()
+        ..options()
     };
     let cp = compile_src_opts(&src, &opts);
     let mut s = match load(&sys, &cp) {

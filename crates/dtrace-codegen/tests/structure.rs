@@ -119,13 +119,26 @@ fn aggregation_maps_and_keys() {
     assert_eq!(a.func, AggFunc::Count);
     assert_eq!(a.key_size, 24);
     assert_eq!(a.keys[1].offset, 16);
-    let m = &cp.maps[cp.agg_maps[&0]];
-    // Map keys carry the aggregation's id (8 bytes) before the tuple.
-    assert_eq!(
-        (m.kind, m.key_size, m.value_size),
-        (MapKind::PercpuHash, 32, 8)
-    );
-    let q = &cp.maps[cp.agg_maps[&1]];
+    let g = cp.agg_groups[cp.agg_maps[&0]];
+    // Keys carry the aggregation's id (8 bytes) before the tuple, and map to
+    // a slot (u32) of the value array.
+    let m = &cp.maps[g.keys];
+    assert_eq!((m.kind, m.key_size, m.value_size), (MapKind::Hash, 32, 4));
+    // Each slot's {state, key} entry (one array for the program, its entries
+    // as large as the largest key), and its value on each CPU: arrays the
+    // consumer maps.
+    let e = &cp.maps[g.slot_keys];
+    assert_eq!((e.kind, e.value_size), (MapKind::Array, 40));
+    assert!(e.max_entries >= g.entry_base + g.slots);
+    let v = &cp.maps[g.values];
+    assert_eq!((v.kind, v.value_size), (MapKind::Array, 8));
+    assert_eq!(v.max_entries, g.slots * g.cpus);
+    assert!(e.flags & v.flags & dtrace_codegen::BPF_F_MMAPABLE != 0);
+    assert_eq!(cp.maps[g.free].kind, MapKind::Queue);
+    // aggsize / (largest accounted key + largest value): execname counts as a
+    // whole string, the quantize value as 127 buckets.
+    assert_eq!(g.slots, (4 << 20) / ((8 + 264 + 8) + 127 * 8));
+    let q = cp.agg_groups[cp.agg_maps[&1]];
     assert_eq!((q.key_size, q.value_size), (16, 127 * 8));
     assert_eq!(
         cp.desc.aggs[&2].func,
@@ -135,11 +148,21 @@ fn aggregation_maps_and_keys() {
             step: 2
         }
     );
-    assert_eq!(cp.maps[cp.agg_maps[&2]].value_size, 7 * 8);
-    // Aggregations of one key and value size share a map.
-    let cp2 = compile_src("BEGIN { @a[1] = sum(1); @b[2] = count(); @c[3] = avg(3); }");
+    assert_eq!(cp.agg_groups[cp.agg_maps[&2]].value_size, 7 * 8);
+    // Aggregations of one key and value size share a hash; those of one value
+    // size share a slot space, each hash keeping its own capacity.
+    let cp2 = compile_src(
+        "BEGIN { @a[1] = sum(1); @b[2] = count(); @c[3] = avg(3); @d[1, 2] = sum(2); }",
+    );
     assert_eq!(cp2.agg_maps[&0], cp2.agg_maps[&1]);
     assert_ne!(cp2.agg_maps[&0], cp2.agg_maps[&2]);
+    let (a, d) = (
+        cp2.agg_groups[cp2.agg_maps[&0]],
+        cp2.agg_groups[cp2.agg_maps[&3]],
+    );
+    assert_ne!(a.keys, d.keys);
+    assert_eq!((a.values, a.free, a.slots), (d.values, d.free, d.slots));
+    assert_eq!(cp2.maps[a.keys].max_entries * 2, a.slots);
     // Aggregation-only clauses emit no record; the EPID still describes it.
     assert!(cp.desc.epids[&1].actions.is_empty());
     assert_eq!(map_kind_count(&cp, MapKind::Ringbuf), 1);

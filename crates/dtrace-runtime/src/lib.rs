@@ -5,6 +5,7 @@
 //! Architecture invariant: a [`Session`] owns every kernel object it made; dropping
 //! it (on success, error or unwinding) detaches all probes and frees all maps.
 
+mod aggs;
 mod error;
 mod load;
 mod session;

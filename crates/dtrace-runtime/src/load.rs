@@ -14,6 +14,7 @@ fn map_type(kind: MapKind) -> MapType {
         MapKind::Array => MapType::Array,
         MapKind::PercpuHash => MapType::PercpuHash,
         MapKind::PercpuArray => MapType::PercpuArray,
+        MapKind::Queue => MapType::Queue,
         MapKind::Ringbuf => MapType::RingBuf,
     }
 }

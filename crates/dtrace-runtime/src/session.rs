@@ -1,5 +1,6 @@
 //! The session: every kernel object of one tracing run.
 
+use crate::aggs::AggStore;
 use crate::error::RuntimeError;
 use crate::load::{create_map, load_program};
 use dtrace_codegen::layout::{
@@ -51,7 +52,7 @@ pub struct Session {
     drops_map: usize,
     spec_map: usize,
     globals_map: usize,
-    agg_maps: BTreeMap<u32, usize>,
+    aggs: AggStore,
     last_drops: BTreeMap<(u32, u32), u64>,
     verifier_logs: Vec<(String, String)>,
 }
@@ -187,7 +188,7 @@ impl Session {
             drops_map: compiled.drops_map,
             spec_map: compiled.spec_map,
             globals_map: compiled.globals_map,
-            agg_maps: compiled.agg_maps.clone(),
+            aggs: AggStore::new(&compiled.agg_groups, &compiled.agg_maps),
             last_drops: BTreeMap::new(),
             verifier_logs,
         })
@@ -452,74 +453,21 @@ impl Session {
             .map_err(err)
     }
 
-    /// Every key of aggregation `agg_id` with its per-CPU values.
+    /// Every key of aggregation `agg_id` with its value on every CPU.
     pub fn agg_snapshot(&self, agg_id: u32) -> Result<AggEntries, RuntimeError> {
-        let Some(m) = self.agg_maps.get(&agg_id).and_then(|i| self.maps.get(*i)) else {
-            return Ok(Vec::new());
-        };
-        let size = m.spec().value_size;
-        let entries = m
-            .entries()
-            .map_err(|e| RuntimeError::Io(format!("cannot read aggregation: {e}")))?;
-        // The map is shared: keep this aggregation's keys, without their prefix.
-        Ok(entries
-            .into_iter()
-            .filter_map(|(k, v)| {
-                let tuple = strip_agg_prefix(agg_id, &k)?.to_vec();
-                Some((
-                    tuple,
-                    map::percpu_values(&v, size).map(<[u8]>::to_vec).collect(),
-                ))
-            })
-            .collect())
+        self.aggs.snapshot(agg_id, &self.maps)
     }
-}
 
-impl Session {
     /// `clear()`: zero aggregation `agg_id`'s value on every CPU for every key it
-    /// holds now, keeping the keys. A key deleted meanwhile stays deleted.
+    /// holds now, keeping the keys.
     pub fn agg_clear(&self, agg_id: u32) -> Result<(), RuntimeError> {
-        let Some(m) = self.agg_maps.get(&agg_id).and_then(|i| self.maps.get(*i)) else {
-            return Ok(());
-        };
-        let err = |e: map::MapError| RuntimeError::Io(format!("cannot clear aggregation: {e}"));
-        let zero = vec![0u8; m.value_buf_size()];
-        let keys = m.keys().map_err(err)?;
-        for k in keys
-            .iter()
-            .filter(|k| strip_agg_prefix(agg_id, k).is_some())
-        {
-            match m.update(k, &zero, map::UpdateFlags::Exist) {
-                Ok(()) => {}
-                // ENOENT: the key was removed since the key list was read.
-                Err(map::MapError::Op {
-                    errno: dtrace_sys::Errno(2),
-                    ..
-                }) => {}
-                Err(e) => return Err(err(e)),
-            }
-        }
-        Ok(())
+        self.aggs.clear(agg_id, &self.maps)
     }
 
     /// `trunc()`: remove one key of aggregation `agg_id`.
     pub fn agg_remove(&self, agg_id: u32, key: &[u8]) -> Result<(), RuntimeError> {
-        let Some(m) = self.agg_maps.get(&agg_id).and_then(|i| self.maps.get(*i)) else {
-            return Ok(());
-        };
-        let mut k = u64::from(agg_id).to_ne_bytes().to_vec();
-        k.extend_from_slice(key);
-        m.delete(&k)
-            .map(|_| ())
-            .map_err(|e| RuntimeError::Io(format!("cannot truncate aggregation: {e}")))
+        self.aggs.remove(agg_id, key, &self.maps)
     }
-}
-
-/// The key tuple of a shared aggregation map's key, if the key is `agg_id`'s.
-fn strip_agg_prefix(agg_id: u32, key: &[u8]) -> Option<&[u8]> {
-    let n = dtrace_codegen::AGG_KEY_PREFIX as usize;
-    let id = u64::from_ne_bytes(key.get(..n)?.try_into().ok()?);
-    (id == u64::from(agg_id)).then(|| key.get(n..)).flatten()
 }
 
 fn put_u64(buf: &mut [u8], at: usize, v: u64) {

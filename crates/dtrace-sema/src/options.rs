@@ -78,6 +78,9 @@ pub struct CompileOptions {
     /// Attach kernel-function probes (fbt) with kprobes rather than fentry
     /// (set when the kernel refuses fentry but has kprobes).
     pub kprobes: bool,
+    /// CPU ids are below this (the highest possible CPU plus one): the
+    /// aggregations keep one value per CPU id.
+    pub cpus: u32,
 }
 
 impl Default for CompileOptions {
@@ -102,6 +105,7 @@ impl Default for CompileOptions {
             ustackbytes: crate::actions_ctl::DEFAULT_USTACK_BYTES,
             maxframes: crate::actions_ctl::MAX_STACK_FRAMES,
             kprobes: false,
+            cpus: 1,
         }
     }
 }

@@ -8,6 +8,8 @@
 //!   raw-tracepoint links ([`Link`]).
 //! - [`perf`]: perf events (cpu-clock, tracepoints) with a program attached ([`PerfEvent`]).
 //! - [`ringbuf`]: the BPF ring-buffer reader ([`RingBuf`]).
+//! - [`window`]: a window of an mmapable array map's elements
+//!   ([`window::ArrayWindow`]), read and written with atomic word accesses.
 //! - [`btf`]: the minimal function BTF that programs with callbacks need.
 //! - [`cpu`]: possible/online CPU lists.
 //! - [`tracefs`]: finding (or mounting) tracefs, tracepoint ids.
@@ -39,6 +41,7 @@ pub mod ringbuf;
 pub mod sys;
 pub mod tracefs;
 pub mod uprobe;
+pub mod window;
 
 pub use features::{test_gate, Features, TestGate};
 pub use map::{MapError, MapFd, MapSpec, MapType, UpdateFlags};

@@ -20,6 +20,7 @@ pub enum MapType {
     PercpuHash = 5,
     PercpuArray = 6,
     StackTrace = 7,
+    Queue = 22,
     RingBuf = 27,
 }
 
@@ -284,6 +285,17 @@ impl MapFd {
                 op: "update",
                 errno,
             })
+    }
+
+    /// Push `value` onto a queue map (`BPF_MAP_TYPE_QUEUE`: the key is empty).
+    pub fn push(&self, value: &[u8]) -> Result<(), MapError> {
+        self.check_value(value)?;
+        let mut a = self.elem_attr(std::ptr::null(), value.as_ptr() as usize as u64, 0);
+        // SAFETY: a queue map takes no key (NULL) and reads value_size bytes of
+        // `value`, which was checked to be that long and outlives the call.
+        unsafe { self.sys.bpf(Cmd::MapUpdateElem, &mut a) }
+            .map(|_| ())
+            .map_err(|errno| MapError::Op { op: "push", errno })
     }
 
     /// Delete `key`; false if it was absent.

@@ -494,6 +494,10 @@ impl Dtrace {
                 .kernel
                 .as_ref()
                 .is_some_and(|(_, f)| !f.tracing && f.kprobe_pmu),
+            cpus: dtrace_sys::cpu::possible_cpus()
+                .ok()
+                .and_then(|c| c.last().map(|m| m + 1))
+                .unwrap_or(1),
             ..CompileOptions::default()
         }
     }

@@ -1,18 +1,19 @@
-//! Aggregations: per-CPU hash maps shared by the aggregations of one key and
-//! value size, keyed by the aggregation's id (8 bytes) then the packed key tuple. Update: lookup; if absent, insert the zero value (BPF_NOEXIST) and look
-//! up again; then update in place (no atomics: the value is this CPU's).
+//! Aggregations: groups of maps shared by the aggregations of one key and
+//! value size (see [`crate::AggGroup`]), keyed by the aggregation's id (8
+//! bytes) then the packed key tuple. Update: find the key's slot (giving it
+//! one if it is new, `slot.rs`), then this CPU's value of that slot, and
+//! update it in place (no atomics: the value is this CPU's).
 
 mod quantize;
 mod simple;
+mod slot;
 
 use crate::desc::AggDesc;
 use crate::gen::{Gen, DCTX};
-use crate::layout::{self, tuple_layout};
+use crate::layout::tuple_layout;
 use crate::record::value_type;
-use dtrace_bpf::{helper, Insn, JmpOp, Reg, Size};
+use dtrace_bpf::{Insn, Reg, Size};
 use dtrace_sema::{AggInfo, AggKind, TExpr};
-
-const BPF_NOEXIST: i32 = 1;
 
 pub fn agg_desc(a: &AggInfo) -> AggDesc {
     let (offs, key_size) = tuple_layout(&a.keys);
@@ -44,7 +45,13 @@ impl<'a> Gen<'a> {
         let Some(info) = self.tp.aggs.get(agg as usize).cloned() else {
             return;
         };
-        let Some(map) = self.l.agg_maps.get(&agg).copied() else {
+        let Some(group) = self
+            .l
+            .agg_maps
+            .get(&agg)
+            .and_then(|g| self.l.agg_groups.get(*g))
+            .copied()
+        else {
             return;
         };
         let keyvals = self.eval_keys(keys);
@@ -65,20 +72,8 @@ impl<'a> Gen<'a> {
             Reg::R1,
             self.l.key_area as i16,
         ));
-        let have = self.a.label();
         let done = self.a.label();
-        self.lookup(map);
-        self.a.jmp_imm(JmpOp::Ne, Reg::R0, 0, have);
-        self.a.ld_map(Reg::R1, map);
-        self.dctx_ptr(Reg::R2, self.l.key_area);
-        self.a.ld_map_value(Reg::R3, self.l.strtab, self.l.zero_off);
-        self.a.emit(Insn::mov64_imm(Reg::R4, BPF_NOEXIST));
-        self.a.call_helper(helper::MAP_UPDATE_ELEM);
-        self.lookup(map);
-        self.a.jmp_imm(JmpOp::Ne, Reg::R0, 0, have);
-        self.count_drop(layout::DROP_AGG);
-        self.a.ja(done);
-        self.a.bind(have);
+        self.agg_value(&group, done);
         // r0 = this CPU's value; r5 = value argument; r4 = increment.
         if let Some(v) = val {
             let r = self.get(v, Reg::R5);

@@ -38,6 +38,7 @@ fn map_type(k: MapKind) -> MapType {
         MapKind::Array => MapType::Array,
         MapKind::PercpuHash => MapType::PercpuHash,
         MapKind::PercpuArray => MapType::PercpuArray,
+        MapKind::Queue => MapType::Queue,
         MapKind::Ringbuf => MapType::RingBuf,
     }
 }
@@ -138,17 +139,18 @@ impl Session {
         out
     }
 
-    /// Sum of a per-CPU aggregation value's 64-bit words over all CPUs.
+    /// Sum of an aggregation value's 64-bit words over all CPUs.
     pub fn agg_words(&self, cp: &CompiledProgram, agg: u32, key: &[u8]) -> Option<Vec<i64>> {
-        let idx = *cp.agg_maps.get(&agg)?;
-        let m = &self.maps[idx];
-        let vs = cp.maps[idx].value_size;
+        let g = cp.agg_groups[*cp.agg_maps.get(&agg)?];
         let mut k = u64::from(agg).to_ne_bytes().to_vec();
         k.extend_from_slice(key);
-        let buf = m.lookup(&k).ok()??;
-        let mut sum = vec![0i64; vs as usize / 8];
-        for cpu in dtrace_sys::map::percpu_values(&buf, vs) {
-            for (i, w) in cpu.chunks(8).enumerate() {
+        let slot = self.maps[g.keys].lookup(&k).ok()??;
+        let slot = u32::from_ne_bytes(slot.get(..4)?.try_into().ok()?);
+        let mut sum = vec![0i64; g.value_size as usize / 8];
+        for cpu in 0..g.cpus {
+            let index = cpu * g.slots + slot;
+            let v = self.maps[g.values].lookup(&index.to_ne_bytes()).ok()??;
+            for (i, w) in v.chunks(8).enumerate() {
                 if let (Some(s), Ok(b)) = (sum.get_mut(i), <[u8; 8]>::try_from(w)) {
                     *s = s.wrapping_add(i64::from_ne_bytes(b));
                 }

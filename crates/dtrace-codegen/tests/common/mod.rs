@@ -207,12 +207,25 @@ pub fn check_src_opts(
     Ok((tp, probes))
 }
 
+/// The default options, with this machine's CPU ids (the aggregations keep a
+/// value per CPU id).
+pub fn options() -> CompileOptions {
+    let cpus = dtrace_sys::cpu::possible_cpus()
+        .ok()
+        .and_then(|c| c.last().map(|m| m + 1))
+        .unwrap_or(1);
+    CompileOptions {
+        cpus,
+        ..CompileOptions::default()
+    }
+}
+
 pub fn compile_src(src: &str) -> CompiledProgram {
     let (tp, probes) = match check_src(src) {
         Ok(x) => x,
         Err(d) => panic!("compile error: {d:?}"),
     };
-    compile(&tp, &probes, &CompileOptions::default())
+    compile(&tp, &probes, &options())
 }
 
 pub fn check_err(src: &str) -> Diagnostic {

@@ -1,0 +1,83 @@
+//! Aggregation snapshot benchmark (`cargo bench -p dtrace --bench aggsnap`,
+//! as root: it loads BPF; without BPF it says why and exits).
+//!
+//! Traces this process's `getppid(2)` calls with `@[i++] = count()`, makes
+//! `DTRACE_BENCH_KEYS` calls (default 50,000), so the aggregation holds that
+//! many keys, then times [`dtrace::Session::snapshot`]: reading every key and
+//! its per-CPU values from the kernel, merging them and sorting the rows (what
+//! `printa()` does before formatting). Each snapshot is repeated; the minimum
+//! and median are printed. Results go to docs/PERFORMANCE.md.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use dtrace::{Dtrace, Event, Handler};
+use dtrace_sys::{Features, TestGate};
+use std::ops::ControlFlow;
+
+fn main() {
+    let features = Features::probe(&dtrace_sys::kernel());
+    if let TestGate::Skip(why) | TestGate::Fail(why) = dtrace_sys::test_gate(&features, false) {
+        eprintln!("aggsnap: BPF is not usable here ({why}); nothing measured");
+        return;
+    }
+    let keys: usize = std::env::var("DTRACE_BENCH_KEYS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50_000);
+    let runs = 9;
+    let program = format!(
+        "syscall::getppid:entry /pid == {}/ {{ @[i++] = count(); }}",
+        std::process::id()
+    );
+    let t0 = Instant::now();
+    let mut dt = match Dtrace::open(true) {
+        Ok(dt) => dt,
+        Err(e) => {
+            eprintln!("aggsnap: cannot open: {e}");
+            return;
+        }
+    };
+    if let Err(e) = dt.compile_str(&program, &[]) {
+        eprintln!("aggsnap: cannot compile: {}", e.message);
+        return;
+    }
+    let mut s = match dt.exec() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("aggsnap: cannot start: {}", e.message);
+            return;
+        }
+    };
+    let opened = t0.elapsed();
+    if let Err(e) = s.go(&mut Handler::new(|_: &Event| ControlFlow::Continue(()))) {
+        eprintln!("aggsnap: cannot go: {}", e.message);
+        return;
+    }
+    for _ in 0..keys {
+        black_box(std::os::unix::process::parent_id());
+    }
+    let mut times: Vec<Duration> = Vec::with_capacity(runs);
+    let mut rows = 0;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let reports = match s.snapshot() {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("aggsnap: snapshot failed: {}", e.message);
+                return;
+            }
+        };
+        times.push(t.elapsed());
+        rows = reports.iter().map(|r| r.rows.len()).sum();
+        black_box(reports);
+    }
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "open+compile+exec {:.1} ms; snapshot of {rows} keys ({keys} calls): min {:.2} ms, median {:.2} ms ({runs} runs)",
+        ms(opened),
+        ms(times[0]),
+        ms(times[runs / 2]),
+    );
+}
