@@ -16,9 +16,9 @@ use crate::options::ConsumerOptions;
 use crate::printf::{AggArg, Apply, Env, Format};
 use crate::value::{decode, mask, read_i64, read_uint, sign_extend, Value};
 use crate::{packed, quantize};
-use dtrace_desc::{AggDesc, AggFunc};
+use dtrace_desc::{AggDesc, AggFunc, ValueType};
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// Where aggregation data comes from: the runtime reads the per-CPU BPF maps; tests
 /// supply synthetic data.
@@ -249,15 +249,30 @@ pub fn collect_rows(
     opts: &ConsumerOptions,
     env: &Env,
 ) -> Result<Vec<Row>, ConsumeError> {
-    let mut seen = std::collections::HashMap::new();
-    let mut by_key: BTreeMap<Vec<u8>, Row> = BTreeMap::new();
+    let mut seen = HashMap::new();
+    // Rows in the order first seen (the sort below decides the printed
+    // order, ties broken by the key's bytes), and each key's row.
+    let mut rows: Vec<Row> = Vec::new();
+    let mut by_key: HashMap<Vec<u8>, usize> = HashMap::new();
     for (pos, agg) in aggs.iter().enumerate() {
-        // Keys naming the same user function or module are one row.
-        let mut merged: BTreeMap<Vec<u8>, Vec<Vec<u8>>> = BTreeMap::new();
-        for (mut key, per_cpu) in source.snapshot(agg.id) {
-            crate::ustack::normalize_key(agg, &mut key, env, &mut seen);
-            merged.entry(key).or_default().extend(per_cpu);
-        }
+        let snapshot = source.snapshot(agg.id);
+        // Keys naming the same user function or module are one row (only
+        // user-symbol keys can meet; the kernel's keys are distinct).
+        let user = agg
+            .keys
+            .iter()
+            .any(|f| matches!(f.ty, ValueType::UserSym { .. }));
+        let merged: Vec<(Vec<u8>, Vec<Vec<u8>>)> = if user {
+            let mut m: HashMap<Vec<u8>, Vec<Vec<u8>>> = HashMap::new();
+            for (mut key, per_cpu) in snapshot {
+                crate::ustack::normalize_key(agg, &mut key, env, &mut seen);
+                m.entry(key).or_default().extend(per_cpu);
+            }
+            m.into_iter().collect()
+        } else {
+            snapshot
+        };
+        rows.reserve(merged.len());
         for (key, per_cpu) in merged {
             let value = merge(&agg.func, &per_cpu)?;
             let cpus = if opts.aggpercpu {
@@ -268,24 +283,34 @@ pub fn collect_rows(
             } else {
                 Vec::new()
             };
-            if !by_key.contains_key(&key) {
-                let keys = agg
-                    .keys
-                    .iter()
-                    .map(|f| decode(f, &key))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(ConsumeError::Decode)?;
-                by_key.insert(
-                    key.clone(),
-                    Row {
-                        key: key.clone(),
+            // One aggregation's keys are distinct: only a join needs the index.
+            let found = if aggs.len() > 1 {
+                by_key.get(&key).copied()
+            } else {
+                None
+            };
+            let row = match found {
+                Some(i) => i,
+                None => {
+                    let keys = agg
+                        .keys
+                        .iter()
+                        .map(|f| decode(f, &key))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(ConsumeError::Decode)?;
+                    if aggs.len() > 1 {
+                        by_key.insert(key.clone(), rows.len());
+                    }
+                    rows.push(Row {
+                        key,
                         keys,
                         values: vec![None; aggs.len()],
                         per_cpu: vec![Vec::new(); aggs.len()],
-                    },
-                );
-            }
-            if let Some(row) = by_key.get_mut(&key) {
+                    });
+                    rows.len() - 1
+                }
+            };
+            if let Some(row) = rows.get_mut(row) {
                 if let Some(slot) = row.values.get_mut(pos) {
                     *slot = Some(value);
                 }
@@ -295,7 +320,6 @@ pub fn collect_rows(
             }
         }
     }
-    let mut rows: Vec<Row> = by_key.into_values().collect();
     let pos = (opts.aggsortpos as usize).min(aggs.len().saturating_sub(1));
     let func = aggs.get(pos).map(|a| a.func).unwrap_or(AggFunc::Count);
     let keypos = opts.aggsortkeypos as usize;
@@ -306,17 +330,13 @@ pub fn collect_rows(
         (Some(x), Some(y)) => x.cmp(y, &func),
         (x, y) => x.is_some().cmp(&y.is_some()),
     };
-    rows.sort_by(|a, b| {
+    rows.sort_unstable_by(|a, b| {
         let o = if opts.aggsortkey {
             cmp_keys(&a.keys, &b.keys, keypos).then_with(|| by_value(a, b))
         } else {
             by_value(a, b).then_with(|| cmp_keys(&a.keys, &b.keys, keypos))
         };
-        if opts.aggsortrev {
-            o.reverse()
-        } else {
-            o
-        }
+        if opts.aggsortrev { o.reverse() } else { o }.then_with(|| a.key.cmp(&b.key))
     });
     Ok(rows)
 }
