@@ -19,7 +19,7 @@ import time
 
 SYS_BPF = 321  # x86_64
 BPF_MAP_CREATE = 0
-HASH, ARRAY, PERCPU_HASH, PERCPU_ARRAY, ARRAY_OF_MAPS = 1, 2, 5, 6, 12
+HASH, ARRAY, PERCPU_HASH, PERCPU_ARRAY, ARRAY_OF_MAPS, QUEUE = 1, 2, 5, 6, 12, 22
 NO_PREALLOC = 1
 MMAPABLE = 1 << 10
 
@@ -49,13 +49,19 @@ def possible_cpus():
 def layouts(n, ncpu):
     """Each candidate: a name and a function making its maps (returns fds)."""
     return [
-        ("per-CPU hash, preallocated (today)", lambda: [create(PERCPU_HASH, 16, 8, n)]),
+        ("per-CPU hash, preallocated (the old layout)", lambda: [create(PERCPU_HASH, 16, 8, n)]),
         ("per-CPU hash, BPF_F_NO_PREALLOC (rejected: drops)",
          lambda: [create(PERCPU_HASH, 16, 8, n, NO_PREALLOC)]),
         ("keys: hash key -> u32 slot, preallocated", lambda: [create(HASH, 16, 4, n)]),
         ("values: per-CPU array of n slots", lambda: [create(PERCPU_ARRAY, 4, 8, n)]),
         ("values: plain array of n x CPUs slots", lambda: [create(ARRAY, 4, 8, n * ncpu)]),
         ("values: plain array, mmapable", lambda: [create(ARRAY, 4, 8, n * ncpu, MMAPABLE)]),
+        ("slot keys: mmapable array of n {state, key}",
+         lambda: [create(ARRAY, 4, 24, n, MMAPABLE)]),
+        ("free slots: queue of n u32", lambda: [create(QUEUE, 0, 4, n)]),
+        ("the new layout: the four above (hash, values, slot keys, queue)",
+         lambda: [create(HASH, 16, 4, n), create(ARRAY, 4, 8, n * ncpu, MMAPABLE),
+                  create(ARRAY, 4, 24, n, MMAPABLE), create(QUEUE, 0, 4, n)]),
         ("one plain hash per CPU (key -> value), preallocated",
          lambda: [create(HASH, 16, 8, n) for _ in range(ncpu)]),
     ]
