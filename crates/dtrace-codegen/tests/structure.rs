@@ -152,7 +152,7 @@ fn aggregation_maps_and_keys() {
     // Aggregations of one key and value size share a hash; those of one value
     // size share a slot space, each hash keeping its own capacity.
     let cp2 = compile_src(
-        "BEGIN { @a[1] = sum(1); @b[2] = count(); @c[3] = avg(3); @d[1, 2] = sum(2); }",
+        "BEGIN { @a[1] = sum(1); @b[2] = count(); @c[3] = avg(3); @d[1, 2, 3] = sum(2); }",
     );
     assert_eq!(cp2.agg_maps[&0], cp2.agg_maps[&1]);
     assert_ne!(cp2.agg_maps[&0], cp2.agg_maps[&2]);
