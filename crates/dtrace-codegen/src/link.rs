@@ -75,9 +75,9 @@ fn group_of(p: &ProbeInfo) -> Home {
         ProbeKind::Tracepoint { event_id } => Group::Tracepoint(event_id),
         ProbeKind::RawSdt { tp, .. } => Group::RawSdt(tp),
         ProbeKind::Uprobe { ret } => Group::Uprobe(ret),
-        ProbeKind::RawTracepoint => Group::RawTracepoint(p.name.clone()),
+        ProbeKind::RawTracepoint => Group::RawTracepoint(p.name.to_string()),
         ProbeKind::KernelFunc { ret, .. } => Group::KernelFunc {
-            func: p.function.clone(),
+            func: p.function.to_string(),
             ret,
         },
         ProbeKind::Cpc { .. } => Group::Cpc(p.id),
@@ -671,10 +671,10 @@ fn describe(tp: &TypedProgram, probes: &[Vec<ProbeInfo>]) -> ProgramDesc {
         d.probes.insert(
             p.id,
             ProbeName {
-                provider: p.provider.clone(),
-                module: p.module.clone(),
-                function: p.function.clone(),
-                name: p.name.clone(),
+                provider: p.provider.to_string(),
+                module: p.module.to_string(),
+                function: p.function.to_string(),
+                name: p.name.to_string(),
             },
         );
     }
