@@ -145,6 +145,8 @@ pub fn compile(
         funcs.push((Asm::new(), None));
         let mut clause_ids = Vec::new();
         let mut args = false;
+        // Which arguments the clauses read (bit i: `argi`).
+        let mut args_mask = 0u16;
         // Syscalls: their own tracepoints for a few, raw sys_enter/sys_exit
         // for many; the context decides how many frames stack() skips.
         let sys_tp = match g {
@@ -161,6 +163,7 @@ pub fn compile(
                 continue;
             };
             args |= c.args_used != 0;
+            args_mask |= c.args_used;
             let code = gen_clause(&mut l, tp, opts, c, ps.clone());
             tmp_max = tmp_max.max(code.tmp_size);
             clause_ids.push(FuncId(funcs.len()));
@@ -292,7 +295,7 @@ pub fn compile(
                             specs: &t.specs,
                             retoff: retoff_map,
                         },
-                        args,
+                        args_mask,
                         &d,
                     ),
                 )
