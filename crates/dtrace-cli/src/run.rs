@@ -12,7 +12,7 @@ use std::io::{self, IsTerminal, Write};
 use std::os::fd::AsRawFd;
 use std::time::Duration;
 
-use dtrace::{CompileError, Dtrace, ExecError, ProbeListing, Session, Source, WorkStatus};
+use dtrace::{CompileError, Dtrace, ExecError, Session, Source, WorkStatus};
 use dtrace_sys::proc::{self, ProcessIds, Signal, SignalFd};
 
 use crate::args::{self, Args, DiagStyle, Mode, SourceArg, EXIT_USAGE};
@@ -378,33 +378,48 @@ fn list(
     vars: &HashMap<String, String>,
 ) -> Result<i32, Fail> {
     let mut out = Output::open(args.output.as_deref()).map_err(Fail::error)?;
-    let mut text = listing_line("ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
-    let mut rows = Vec::new();
     // Only -lv shows argument types, so only -lv has the matched probes resolved.
     let with_args = args.verbose > 0;
+    let mut ids = Vec::new();
     if sources.is_empty() {
-        rows = dtrace
-            .list_probes(None, vars, with_args)
+        ids = dtrace
+            .list_ids(None, vars, with_args)
             .map_err(|e| compile_failure(&e, rich))?
             .0;
     }
     let mut misses = Vec::new();
     for loaded in sources {
         let (found, missed) = dtrace
-            .list_probes(Some(&loaded.source), vars, with_args)
+            .list_ids(Some(&loaded.source), vars, with_args)
             .map_err(|e| compile_failure(&e, rich))?;
-        rows.extend(found);
+        ids.extend(found);
         misses.extend(missed);
     }
-    text.reserve(rows.len() * 72);
-    for row in &rows {
-        push_listing_row(&mut text, row);
-        if args.verbose > 0 {
-            text.push_str(&crate::verbose::probe_info(
-                row.attr,
-                row.arg_attr,
-                &row.arg_types,
-            ));
+    // Rows go out in blocks as they are formatted: -l of everything is 100k+
+    // rows, and none of them is built as a string of its own.
+    let mut text = String::with_capacity(LIST_BLOCK + 4096);
+    text.push_str(&listing_line(
+        "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME",
+    ));
+    let mut types = Vec::new();
+    for row in dtrace.listing_rows(&ids) {
+        let p = row.probe;
+        push_listing_row(
+            &mut text,
+            p.id,
+            [&p.provider, &p.module, &p.function, &p.name],
+        );
+        if with_args {
+            types.clear();
+            types.extend(row.arg_types().map(str::to_string));
+            let info = crate::verbose::probe_info(row.attr(), row.arg_attr(), &types);
+            text.push_str(&info);
+        }
+        if text.len() >= LIST_BLOCK {
+            if out.write_all(text.as_bytes()).is_err() {
+                break;
+            }
+            text.clear();
         }
     }
     let _ = out.write_all(text.as_bytes());
@@ -415,18 +430,44 @@ fn list(
     Ok(0)
 }
 
+/// How much of `dtrace -l`'s text is formatted before it is written.
+const LIST_BLOCK: usize = 64 << 10;
+
 fn listing_line(id: &str, provider: &str, module: &str, function: &str, name: &str) -> String {
     format!("{id:>5} {provider:>10} {module:>17} {function:>33} {name}\n")
 }
 
-/// One probe's `-l` line appended to `text` (no string per row: -l writes 100k+).
-fn push_listing_row(text: &mut String, p: &ProbeListing) {
-    use std::fmt::Write;
-    let _ = writeln!(
-        text,
-        "{:>5} {:>10} {:>17} {:>33} {}",
-        p.id, p.provider, p.module, p.function, p.name
-    );
+/// One probe's `-l` line appended to `text`: the ID and the provider, module
+/// and function right-aligned in columns of 5, 10, 17 and 33 characters (wider
+/// values push the rest along), then the name.
+fn push_listing_row(text: &mut String, id: u32, names: [&str; 4]) {
+    let mut digits = [0u8; 10];
+    let mut n = id;
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let id = std::str::from_utf8(&digits[at..]).unwrap_or("0");
+    let [provider, module, function, name] = names;
+    for (value, width) in [(id, 5), (provider, 10), (module, 17), (function, 33)] {
+        let chars = if value.is_ascii() {
+            value.len()
+        } else {
+            value.chars().count()
+        };
+        for _ in chars..width {
+            text.push(' ');
+        }
+        text.push_str(value);
+        text.push(' ');
+    }
+    text.push_str(name);
+    text.push('\n');
 }
 
 /// Enable, trace, stop, and print what is left. Returns the exit status.
@@ -728,22 +769,31 @@ mod tests {
             listing_line("ID", "PROVIDER", "MODULE", "FUNCTION", "NAME"),
             "   ID   PROVIDER            MODULE                          FUNCTION NAME\n"
         );
-        let row = ProbeListing {
-            id: 1,
-            provider: "dtrace".into(),
-            module: String::new(),
-            function: String::new(),
-            name: "BEGIN".into(),
-            attr: dtrace::Attr::STABLE,
-            arg_attr: dtrace::Attr::STABLE,
-            arg_types: Vec::new(),
-        };
         let mut text = String::new();
-        push_listing_row(&mut text, &row);
-        assert_eq!(
-            text,
-            format!("    1 {:>10} {:>17} {:>33} BEGIN\n", "dtrace", "", "")
-        );
+        push_listing_row(&mut text, 1, ["dtrace", "", "", "BEGIN"]);
+        push_listing_row(&mut text, 123456, ["fbt", "vmlinux", "vfs_read", "entry"]);
+        let long = "f".repeat(40);
+        push_listing_row(&mut text, 7, ["sdt", "sched", &long, "é"]);
+        push_listing_row(&mut text, 8, ["pid9", "a.out", "naïve", "x"]);
+        let expect = [
+            format!(
+                "{:>5} {:>10} {:>17} {:>33} {}\n",
+                1, "dtrace", "", "", "BEGIN"
+            ),
+            format!(
+                "{:>5} {:>10} {:>17} {:>33} {}\n",
+                123456, "fbt", "vmlinux", "vfs_read", "entry"
+            ),
+            format!(
+                "{:>5} {:>10} {:>17} {:>33} {}\n",
+                7, "sdt", "sched", long, "é"
+            ),
+            format!(
+                "{:>5} {:>10} {:>17} {:>33} {}\n",
+                8, "pid9", "a.out", "naïve", "x"
+            ),
+        ];
+        assert_eq!(text, expect.concat());
     }
 
     #[test]

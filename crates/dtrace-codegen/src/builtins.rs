@@ -144,10 +144,10 @@ impl<'a> Gen<'a> {
         };
         let pick = |p: &dtrace_sema::ProbeInfo| -> String {
             match field {
-                0 => p.provider.clone(),
-                1 => p.module.clone(),
-                2 => p.function.clone(),
-                _ => p.name.clone(),
+                0 => p.provider.to_string(),
+                1 => p.module.to_string(),
+                2 => p.function.to_string(),
+                _ => p.name.to_string(),
             }
         };
         let vals: Vec<String> = self.probes.iter().map(pick).collect();

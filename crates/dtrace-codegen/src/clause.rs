@@ -46,9 +46,13 @@ pub fn gen_clause(
     let skip = g.a.label();
     g.a.emit(Insn::mov64_reg(DCTX, Reg::R1));
     // strtok's position is clause-local: NULL until strtok(s, ...) in this clause.
+    let strtok_reset = g.a.pc();
     g.a.emit(Insn::st_mem(Size::DW, DCTX, g.l.strtok_area as i16, -1));
     g.a.emit(Insn::stx_mem(Size::DW, Reg::FP, Reg::R2, FP_CTX));
-    g.scratch_reset();
+    let scratch_reset = g.a.pc()..{
+        g.scratch_reset();
+        g.a.pc()
+    };
     if let Some(p) = &clause.predicate {
         g.branch_if_false(p, skip);
         g.tmp_off = 0;
@@ -92,6 +96,18 @@ pub fn gen_clause(
     }
     let mut cursor = 0usize;
     g.stmts(&clause.body, &plan, &mut cursor);
+    // A clause that never reaches its scratch space or strtok's position does
+    // not reset them: each reset is a store to its own line of dctx, a cache
+    // miss per firing where probes fire far apart (exec, context switches).
+    // (A jump by 0 is no instruction once JITed.)
+    if !g.uses_strtok {
+        g.a.insns[strtok_reset] = Insn::ja(0);
+    }
+    if !g.uses_scratch {
+        for pc in scratch_reset {
+            g.a.insns[pc] = Insn::ja(0);
+        }
+    }
     if clause.emits_record {
         g.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
         let wake = if has_exit(&clause.body) {

@@ -69,6 +69,11 @@ pub struct Gen<'a> {
     pub loop_labels: Vec<(crate::asm::Label, crate::asm::Label)>,
     /// Stack slot counting the passes of the outermost loop and all within it.
     pub loop_budget: Option<i16>,
+    /// Whether the clause reaches its scratch space (alloca, copyin, ...): a
+    /// clause that does not leaves the scratch words of dctx untouched.
+    pub uses_scratch: bool,
+    /// Whether the clause calls strtok (whose position is clause-local).
+    pub uses_strtok: bool,
 }
 
 impl<'a> Gen<'a> {
@@ -107,6 +112,8 @@ impl<'a> Gen<'a> {
             start_pc: 0,
             loop_labels: Vec::new(),
             loop_budget: None,
+            uses_scratch: false,
+            uses_strtok: false,
         }
     }
 

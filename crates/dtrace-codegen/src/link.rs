@@ -75,9 +75,9 @@ fn group_of(p: &ProbeInfo) -> Home {
         ProbeKind::Tracepoint { event_id } => Group::Tracepoint(event_id),
         ProbeKind::RawSdt { tp, .. } => Group::RawSdt(tp),
         ProbeKind::Uprobe { ret } => Group::Uprobe(ret),
-        ProbeKind::RawTracepoint => Group::RawTracepoint(p.name.clone()),
+        ProbeKind::RawTracepoint => Group::RawTracepoint(p.name.to_string()),
         ProbeKind::KernelFunc { ret, .. } => Group::KernelFunc {
-            func: p.function.clone(),
+            func: p.function.to_string(),
             ret,
         },
         ProbeKind::Cpc { .. } => Group::Cpc(p.id),
@@ -145,6 +145,8 @@ pub fn compile(
         funcs.push((Asm::new(), None));
         let mut clause_ids = Vec::new();
         let mut args = false;
+        // Which arguments the clauses read (bit i: `argi`).
+        let mut args_mask = 0u16;
         // Syscalls: their own tracepoints for a few, raw sys_enter/sys_exit
         // for many; the context decides how many frames stack() skips.
         let sys_tp = match g {
@@ -161,6 +163,7 @@ pub fn compile(
                 continue;
             };
             args |= c.args_used != 0;
+            args_mask |= c.args_used;
             let code = gen_clause(&mut l, tp, opts, c, ps.clone());
             tmp_max = tmp_max.max(code.tmp_size);
             clause_ids.push(FuncId(funcs.len()));
@@ -292,7 +295,7 @@ pub fn compile(
                             specs: &t.specs,
                             retoff: retoff_map,
                         },
-                        args,
+                        args_mask,
                         &d,
                     ),
                 )
@@ -672,10 +675,10 @@ fn describe(tp: &TypedProgram, probes: &[Vec<ProbeInfo>]) -> ProgramDesc {
         d.probes.insert(
             p.id,
             ProbeName {
-                provider: p.provider.clone(),
-                module: p.module.clone(),
-                function: p.function.clone(),
-                name: p.name.clone(),
+                provider: p.provider.to_string(),
+                module: p.module.to_string(),
+                function: p.function.to_string(),
+                name: p.name.to_string(),
             },
         );
     }

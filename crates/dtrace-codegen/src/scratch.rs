@@ -36,6 +36,7 @@ impl<'a> Gen<'a> {
 
     /// `dst = the address of scratch offset 0`, as a number.
     fn scratch_base_num(&mut self, dst: Reg) {
+        self.uses_scratch = true;
         self.a.emit(Insn::ldx_mem(
             Size::DW,
             dst,
@@ -50,6 +51,7 @@ impl<'a> Gen<'a> {
     /// bounded by [`Gen::scratch_check`]); `off` is re-bounded here so the
     /// verifier knows its range.
     fn scratch_ptr(&mut self, dst: Reg, off: Reg) {
+        self.uses_scratch = true;
         let lim = self.scratch_limit();
         self.fault_unless(JmpOp::Le, off, lim, FaultKind::BadAddr);
         self.a.emit(Insn::mov64_reg(dst, DCTX));
@@ -100,6 +102,7 @@ impl<'a> Gen<'a> {
     /// r1), cleared to zeroes when `zero`: returns a temporary holding the new
     /// piece's offset.
     fn scratch_alloc(&mut self, size: Val, zero: bool) -> Val {
+        self.uses_scratch = true;
         let lim = self.scratch_limit();
         let s = self.get(size, Reg::R1);
         if s != Reg::R1 {

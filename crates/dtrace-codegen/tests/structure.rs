@@ -189,3 +189,34 @@ fn dynamic_variable_maps() {
     let tuple = 8 + opts.str_cap() + 8;
     assert_eq!(arr.max_entries, (1 << 20) / (tuple + 264));
 }
+
+/// The words of dctx each clause resets at its start: strtok's position and the
+/// scratch space's top and base. A clause that uses neither leaves them alone
+/// (the stores become jumps by 0, which the JIT drops), so a probe that fires
+/// rarely does not miss in the cache on lines it never reads.
+#[test]
+fn clauses_reset_only_the_dctx_words_they_use() {
+    let nop = |i: &dtrace_bpf::Insn| *i == dtrace_bpf::Insn::ja(0);
+    let prologue = |src: &str| -> (bool, bool) {
+        let cp = compile_src(src);
+        let p = prog_for(&cp, Attach::Begin).expect("BEGIN program");
+        let (range, _, _) = p.clause_ranges.first().expect("a clause").clone();
+        let at = |k: usize| &p.insns[range.start + k];
+        // mov r9 = r1; strtok reset; save ctx; scratch top; scratch base.
+        (!nop(at(1)), !nop(at(3)) && !nop(at(4)))
+    };
+    assert_eq!(prologue("BEGIN { x = 1; }"), (false, false));
+    assert_eq!(
+        prologue("BEGIN { trace(strtok(\"a b\", \" \")); }"),
+        (true, false)
+    );
+    assert_eq!(
+        prologue("BEGIN { a = (char *)alloca(8); a[0] = 1; }"),
+        (false, true)
+    );
+    assert_eq!(
+        prologue("BEGIN { x = (int *)copyin(0, 4); }"),
+        (false, true),
+        "copyin stages its bytes in scratch"
+    );
+}

@@ -9,9 +9,10 @@
 //! it; a name question then indexes vmlinux's names ([`Btf::index`]), and the
 //! whole blob is validated ([`Btf::check`]) before the first import from it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+use crate::files::KernelBtfFiles;
 use crate::source::TypeSource;
 
 use crate::btf::{self, Btf, BtfError, BtfType};
@@ -26,9 +27,9 @@ const MAX_IMPORT_DEPTH: u32 = 300;
 /// The kernel's BTF objects: vmlinux, and modules as they are needed.
 #[derive(Debug, Clone)]
 pub struct KernelBtf {
-    /// Directory holding `vmlinux` and `<module>` split-BTF files; `None` for
-    /// in-memory only.
-    dir: Option<PathBuf>,
+    /// The files holding `vmlinux` and `<module>` split BTF (shared with the
+    /// providers that read prototypes); `None` for in-memory only.
+    files: Option<KernelBtfFiles>,
     /// vmlinux, indexed (not yet validated) when first needed.
     base: OnceLock<Result<Arc<Btf>, BtfError>>,
     /// `objs[0]` is vmlinux, once a lookup has needed more than its names.
@@ -66,7 +67,7 @@ impl KernelBtf {
     pub fn new(vmlinux: Btf) -> KernelBtf {
         let vmlinux = Arc::new(vmlinux);
         KernelBtf {
-            dir: None,
+            files: None,
             base: OnceLock::from(Ok(vmlinux.clone())),
             objs: vec![Obj {
                 name: "vmlinux".into(),
@@ -84,7 +85,7 @@ impl KernelBtf {
     pub fn from_dir(dir: &Path) -> Result<KernelBtf, BtfError> {
         let vmlinux = Btf::from_file(&dir.join("vmlinux"))?;
         let mut k = KernelBtf::new(vmlinux);
-        k.dir = Some(dir.to_path_buf());
+        k.files = Some(KernelBtfFiles::new(dir));
         Ok(k)
     }
 
@@ -96,8 +97,14 @@ impl KernelBtf {
     /// BTF from `dir`, read when a question first reaches it: nothing is read
     /// here, so attaching the source costs nothing.
     pub fn lazy_dir(dir: &Path) -> KernelBtf {
+        KernelBtf::lazy_files(KernelBtfFiles::new(dir))
+    }
+
+    /// BTF from `files`, read when a question first reaches it (or already
+    /// read by another user of the same files).
+    pub fn lazy_files(files: KernelBtfFiles) -> KernelBtf {
         KernelBtf {
-            dir: Some(dir.to_path_buf()),
+            files: Some(files),
             base: OnceLock::new(),
             objs: Vec::new(),
             blobs: Vec::new(),
@@ -109,23 +116,30 @@ impl KernelBtf {
     /// The running kernel's BTF, read lazily; `None` when the kernel publishes
     /// none (no `/sys/kernel/btf/vmlinux`).
     pub fn lazy_sys() -> Option<KernelBtf> {
-        let dir = Path::new(SYS_BTF_DIR);
-        dir.join("vmlinux")
+        KernelBtf::lazy_shared(&KernelBtfFiles::running())
+    }
+
+    /// [`KernelBtf::lazy_files`] sharing `files`; `None` when they hold no
+    /// vmlinux.
+    pub fn lazy_shared(files: &KernelBtfFiles) -> Option<KernelBtf> {
+        files
+            .dir()
+            .join("vmlinux")
             .is_file()
-            .then(|| KernelBtf::lazy_dir(dir))
+            .then(|| KernelBtf::lazy_files(files.clone()))
     }
 
     /// vmlinux's BTF, indexed on first use.
     fn base(&self) -> Result<&Arc<Btf>, BtfError> {
         self.base
             .get_or_init(|| {
-                let Some(dir) = &self.dir else {
+                let Some(files) = &self.files else {
                     return Err(BtfError::Io {
                         path: "vmlinux".into(),
                         message: "no BTF source".into(),
                     });
                 };
-                Btf::index(btf::read(&dir.join("vmlinux"))?).map(Arc::new)
+                files.vmlinux()
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -181,28 +195,28 @@ impl KernelBtf {
         if let Some((_, e)) = self.failed.iter().find(|(n, _)| n == name) {
             return Err(e.clone());
         }
-        let bytes = if let Some(i) = self.blobs.iter().position(|(n, _)| n == name) {
-            self.blobs.swap_remove(i).1
-        } else if let Some(dir) = &self.dir {
-            let path = dir.join(name);
-            if !path.is_file() {
-                return Ok(None);
-            }
-            match btf::read(&path) {
-                Ok(b) => b,
-                Err(e) => {
-                    self.failed.push((name.to_string(), e.clone()));
-                    return Err(e);
-                }
+        let base = self.objs[0].btf.clone();
+        let split = if let Some(i) = self.blobs.iter().position(|(n, _)| n == name) {
+            Btf::index_split(self.blobs.swap_remove(i).1, base).map(Arc::new)
+        } else if let Some(files) = &self.files {
+            match files.module(name) {
+                Ok(None) => return Ok(None),
+                // Split on the vmlinux this source imports from (the files'
+                // own, unless they were released and read again since).
+                Ok(Some(b)) if b.base().is_some_and(|v| Arc::ptr_eq(v, &base)) => Ok(b),
+                Ok(Some(_)) => btf::read(&files.dir().join(name))
+                    .and_then(|bytes| Btf::index_split(bytes, base))
+                    .map(Arc::new),
+                Err(e) => Err(e),
             }
         } else {
             return Ok(None);
         };
-        match Btf::index_split(bytes, self.objs[0].btf.clone()) {
-            Ok(b) => {
+        match split {
+            Ok(btf) => {
                 self.objs.push(Obj {
                     name: name.to_string(),
-                    btf: Arc::new(b),
+                    btf,
                     memo: Vec::new(),
                     module: None,
                 });
@@ -218,7 +232,12 @@ impl KernelBtf {
     /// Modules with BTF not yet parsed (registered blobs, then the directory, sorted).
     fn unloaded(&self) -> Vec<String> {
         let mut names: Vec<String> = self.blobs.iter().map(|(n, _)| n.clone()).collect();
-        if let Some(dir) = self.dir.as_ref().filter(|_| !self.scanned) {
+        if let Some(dir) = self
+            .files
+            .as_ref()
+            .map(|f| f.dir())
+            .filter(|_| !self.scanned)
+        {
             if let Ok(rd) = std::fs::read_dir(dir) {
                 let mut found: Vec<String> = rd
                     .filter_map(|e| e.ok()?.file_name().into_string().ok())

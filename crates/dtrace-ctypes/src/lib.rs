@@ -6,6 +6,8 @@
 //! - [`btf`]: our BTF reader — validated, compact, indexed by name; no conversion.
 //! - [`source`]: [`TypeSource`], where the table looks on a miss, and the table's
 //!   scoped lookups ([`TypeTable::lookup_scoped`]) that ask its sources in order.
+//! - [`files`]: [`KernelBtfFiles`], the kernel's BTF files read once and shared
+//!   by the table's kernel source and the providers (prototypes as C type names).
 //! - [`kernel`]: [`KernelBtf`], the kernel's source (vmlinux read lazily, module
 //!   split BTF as needed) and its on-demand importer.
 //! - [`layout`]: layout of D-declared structs/unions (DTrace's: libctf's rules).
@@ -13,6 +15,7 @@
 //!   [`offset_of_path`].
 
 pub mod btf;
+pub mod files;
 pub mod kernel;
 pub mod layout;
 pub mod query;
@@ -20,6 +23,7 @@ pub mod source;
 pub mod table;
 
 pub use btf::{Btf, BtfError};
+pub use files::KernelBtfFiles;
 pub use kernel::{KernelBtf, KernelVar};
 pub use layout::{
     bitfield_bytes, layout_struct, layout_struct_strsize, layout_union, layout_union_strsize,

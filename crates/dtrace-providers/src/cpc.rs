@@ -43,9 +43,9 @@ fn parse(name: &str) -> Option<ProbeTemplate> {
     let mode = MODES.iter().position(|m| *m == mode)? as u8;
     let (_, config) = CPC_EVENTS.iter().find(|(e, _)| *e == event)?;
     Some(ProbeTemplate {
-        module: String::new(),
-        function: String::new(),
-        name: name.to_string(),
+        module: Default::default(),
+        function: Default::default(),
+        name: name.into(),
         kind: ProbeKind::Cpc {
             event: *config,
             mode,

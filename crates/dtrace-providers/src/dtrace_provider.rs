@@ -16,9 +16,9 @@ impl Provider for DtraceProvider {
 
     fn list(&self) -> Vec<ProbeTemplate> {
         let mk = |name: &str, kind| ProbeTemplate {
-            module: String::new(),
-            function: String::new(),
-            name: name.to_string(),
+            module: Default::default(),
+            function: Default::default(),
+            name: name.into(),
             kind,
             args: Vec::new(),
             fields: Vec::new(),

@@ -100,7 +100,7 @@ pub fn list(table: &[SdtProbe]) -> Vec<ProbeTemplate> {
         .iter()
         .map(|p| ProbeTemplate {
             module: "vmlinux".into(),
-            function: String::new(),
+            function: Default::default(),
             name: p.name.into(),
             kind: ProbeKind::RawSdt {
                 tp: p.tp,

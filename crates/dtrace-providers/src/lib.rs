@@ -13,7 +13,6 @@ pub mod dtrace_provider;
 pub mod elf;
 pub mod fbt;
 pub mod io;
-pub mod kbtf;
 pub mod kernel_sdt;
 pub mod lockstat;
 pub mod pdesc;
@@ -32,14 +31,15 @@ pub mod usdt;
 pub use pdesc::{glob, DescError, ProbeDesc};
 pub use stability::{Attr, DepClass, ProviderAttrs, Stability};
 
-use dtrace_sema::{ProbeInfo, ProbeKind};
+use dtrace_ctypes::KernelBtfFiles;
+use dtrace_sema::{Name, ProbeInfo, ProbeKind};
 
 /// A probe as a provider describes it, before the catalog gives it an ID.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeTemplate {
-    pub module: String,
-    pub function: String,
-    pub name: String,
+    pub module: Name,
+    pub function: Name,
+    pub name: Name,
     pub kind: ProbeKind,
     /// The arguments' descriptions (libdtrace's `dt_argdesc_t`).
     pub args: Vec<dtrace_sema::ArgDesc>,
@@ -89,6 +89,15 @@ pub trait Provider {
     fn attributes(&self) -> ProviderAttrs;
     /// Every probe listed by `dtrace -l`.
     fn list(&self) -> Vec<ProbeTemplate>;
+    /// [`Provider::list`], each probe handed to `out` as it is made: a provider
+    /// with 100k+ probes (fbt) builds no list of its own.
+    fn list_into(&self, out: &mut dyn Lister) {
+        let listed = self.list();
+        out.reserve(listed.len());
+        for t in listed {
+            out.add(t);
+        }
+    }
     /// A probe made on demand for an exact (glob-free) description, e.g. `tick-7ms`.
     fn create(&self, module: &str, function: &str, name: &str) -> Option<ProbeTemplate> {
         let _ = (module, function, name);
@@ -127,6 +136,74 @@ pub trait Provider {
     }
 }
 
+/// Where a provider lists its probes ([`Provider::list_into`]).
+pub trait Lister {
+    /// `n` more probes are coming.
+    fn reserve(&mut self, n: usize);
+    fn add(&mut self, t: ProbeTemplate);
+}
+
+impl Lister for Vec<ProbeTemplate> {
+    fn reserve(&mut self, n: usize) {
+        Vec::reserve(self, n);
+    }
+    fn add(&mut self, t: ProbeTemplate) {
+        self.push(t);
+    }
+}
+
+/// The catalog's probes, numbering one provider's as it lists them.
+struct Numbering<'a> {
+    probes: &'a mut Vec<ProbeInfo>,
+    resolved: &'a mut Vec<bool>,
+    found_early: &'a FoundEarly,
+    provider: Name,
+}
+
+impl Lister for Numbering<'_> {
+    fn reserve(&mut self, n: usize) {
+        // fbt lists 100k+ probes: grow once, not by doubling (each a copy).
+        self.probes.reserve(n);
+        self.resolved.reserve(n);
+    }
+    fn add(&mut self, t: ProbeTemplate) {
+        if !found(self.found_early, &self.provider, &t) {
+            number(self.probes, self.resolved, self.provider.clone(), t);
+        }
+    }
+}
+
+/// Lazy providers' probes found by name before their provider was listed
+/// (provider, module, function, name).
+type FoundEarly = std::collections::HashSet<(Name, Name, Name, Name)>;
+
+/// Whether `provider`'s probe `t` is numbered already (found before its
+/// provider was listed).
+fn found(early: &FoundEarly, provider: &Name, t: &ProbeTemplate) -> bool {
+    !early.is_empty()
+        && early.contains(&(
+            provider.clone(),
+            t.module.clone(),
+            t.function.clone(),
+            t.name.clone(),
+        ))
+}
+
+/// Give `provider`'s probe `t` the next ID.
+fn number(probes: &mut Vec<ProbeInfo>, resolved: &mut Vec<bool>, provider: Name, t: ProbeTemplate) {
+    probes.push(ProbeInfo {
+        id: probes.len() as u32 + 1,
+        provider,
+        module: t.module,
+        function: t.function,
+        name: t.name,
+        kind: t.kind,
+        args: t.args,
+        fields: t.fields,
+    });
+    resolved.push(false);
+}
+
 /// All providers and their numbered probes.
 pub struct Catalog {
     providers: Vec<Box<dyn Provider>>,
@@ -135,9 +212,9 @@ pub struct Catalog {
     probes: Vec<ProbeInfo>,
     /// Whether each probe (by index) has been resolved.
     resolved: Vec<bool>,
-    /// Lazy providers' probes found by name before their provider was listed
-    /// (provider, module, function, name), so listing does not number them twice.
-    found_early: std::collections::HashSet<(String, String, String, String)>,
+    /// Lazy providers' probes found by name before their provider was listed,
+    /// so listing does not number them twice.
+    found_early: FoundEarly,
     /// Where each user-space (pid, usdt) probe attaches, by probe ID: its
     /// sites, each with the index of its argument layout among the probe's
     /// (a USDT probe's sites may keep their arguments in different places).
@@ -156,10 +233,21 @@ impl Catalog {
         Catalog::without(&[])
     }
 
+    /// [`Catalog::new`], the providers that read kernel BTF (fbt, rawtp)
+    /// reading it through `btf`: the handle's type table shares it, so the
+    /// kernel's BTF is read once for both.
+    pub fn with_btf(btf: &KernelBtfFiles) -> Catalog {
+        Catalog::build(btf, &[])
+    }
+
     /// The built-in providers except those named in `omit` (the fuzzer omits
     /// `fbt`: its ~120k probes make every whole-catalog glob cost a debug
     /// build minutes, and they add no code paths `rawtp` does not cover).
     pub fn without(omit: &[&str]) -> Catalog {
+        Catalog::build(&KernelBtfFiles::running(), omit)
+    }
+
+    fn build(btf: &KernelBtfFiles, omit: &[&str]) -> Catalog {
         let mut providers: Vec<Box<dyn Provider>> = vec![
             Box::new(dtrace_provider::DtraceProvider),
             Box::new(syscall::SyscallProvider),
@@ -168,8 +256,8 @@ impl Catalog {
             Box::new(proc::PROVIDER),
             Box::new(sched::PROVIDER),
             Box::new(io::PROVIDER),
-            Box::new(rawtp::RawtpProvider::default()),
-            Box::new(fbt::FbtProvider::default()),
+            Box::new(rawtp::RawtpProvider::new(btf.clone())),
+            Box::new(fbt::FbtProvider::new(btf.clone())),
             Box::new(lockstat::LockstatProvider),
             Box::new(cpc::CpcProvider),
         ];
@@ -195,28 +283,19 @@ impl Catalog {
             return;
         }
         self.listed[i] = true;
-        let name = self.providers[i].name();
-        let listed = self.providers[i].list();
-        // fbt lists 100k+ probes: grow once, not by doubling (each a copy).
-        self.probes.reserve(listed.len());
-        self.resolved.reserve(listed.len());
-        for t in listed {
-            if !self.has(name, &t) {
-                self.push(name, t);
-            }
-        }
+        // The provider lists straight into the catalog, numbered as they come.
+        let provider = &self.providers[i];
+        let mut numbering = Numbering {
+            probes: &mut self.probes,
+            resolved: &mut self.resolved,
+            found_early: &self.found_early,
+            provider: Name::from_static(provider.name()),
+        };
+        provider.list_into(&mut numbering);
     }
 
-    /// Whether `provider`'s probe `t` is numbered already (found before its
-    /// provider was listed).
-    fn has(&self, provider: &str, t: &ProbeTemplate) -> bool {
-        !self.found_early.is_empty()
-            && self.found_early.contains(&(
-                provider.to_string(),
-                t.module.clone(),
-                t.function.clone(),
-                t.name.clone(),
-            ))
+    fn has(&self, provider: &Name, t: &ProbeTemplate) -> bool {
+        found(&self.found_early, provider, t)
     }
 
     /// Consult lazy provider `i` for `desc`: a glob-free name is looked up
@@ -233,16 +312,16 @@ impl Catalog {
             self.list_provider(i);
             return;
         };
-        let name = self.providers[i].name();
+        let name = Name::from_static(self.providers[i].name());
         for t in found {
-            if !self.has(name, &t) {
+            if !self.has(&name, &t) {
                 self.found_early.insert((
-                    name.to_string(),
+                    name.clone(),
                     t.module.clone(),
                     t.function.clone(),
                     t.name.clone(),
                 ));
-                self.push(name, t);
+                self.push(name.clone(), t);
             }
         }
     }
@@ -254,19 +333,8 @@ impl Catalog {
         }
     }
 
-    fn push(&mut self, provider: &str, t: ProbeTemplate) {
-        let info = ProbeInfo {
-            id: self.probes.len() as u32 + 1,
-            provider: provider.to_string(),
-            module: t.module,
-            function: t.function,
-            name: t.name,
-            kind: t.kind,
-            args: t.args,
-            fields: t.fields,
-        };
-        self.probes.push(info);
-        self.resolved.push(false);
+    fn push(&mut self, provider: Name, t: ProbeTemplate) {
+        number(&mut self.probes, &mut self.resolved, provider, t);
     }
 
     /// Resolve probe `index` with its provider; false if the provider cannot.
@@ -438,7 +506,7 @@ impl Catalog {
                 None => {
                     let mut t = p.template.clone();
                     t.fields.clear();
-                    self.push(&p.provider, t);
+                    self.push(p.provider.as_str().into(), t);
                     if let Some(r) = self.resolved.last_mut() {
                         *r = true;
                     }
@@ -526,7 +594,7 @@ impl Catalog {
         }
         match made {
             Some((name, t)) => {
-                self.push(name, t);
+                self.push(Name::from_static(name), t);
                 let last = self.probes.len() - 1;
                 self.resolve(last);
                 vec![last]
@@ -672,7 +740,7 @@ mod tests {
         };
         let mut c = Catalog::new();
         c.push(
-            "p7",
+            "p7".into(),
             ProbeTemplate {
                 module: "x".into(),
                 function: "main".into(),

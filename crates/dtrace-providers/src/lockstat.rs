@@ -153,7 +153,7 @@ fn probe(index: usize) -> Option<ProbeTemplate> {
     };
     Some(ProbeTemplate {
         module: "vmlinux".into(),
-        function: String::new(),
+        function: Default::default(),
         name: (*name).into(),
         kind,
         args: ArgDesc::natives(args),

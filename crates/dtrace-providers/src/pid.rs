@@ -154,9 +154,9 @@ impl Ctx<'_> {
         self.out.push(ProcProbe {
             provider: self.provider.clone(),
             template: ProbeTemplate {
-                module: o.name.clone(),
-                function: func.to_string(),
-                name,
+                module: o.name.as_str().into(),
+                function: func.into(),
+                name: name.into(),
                 kind: ProbeKind::Uprobe { ret },
                 args: ArgDesc::natives(&vec!["uint64_t"; fields.len()]),
                 fields,

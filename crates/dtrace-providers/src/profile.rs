@@ -61,9 +61,9 @@ fn template(name: &str) -> Option<ProbeTemplate> {
         return None;
     };
     Some(ProbeTemplate {
-        module: String::new(),
-        function: String::new(),
-        name: name.to_string(),
+        module: Default::default(),
+        function: Default::default(),
+        name: name.into(),
         kind,
         // arg0: kernel PC (0 if in user mode), arg1: user PC (0 if in the kernel).
         args: ArgDesc::natives(&["uint64_t", "uint64_t"]),

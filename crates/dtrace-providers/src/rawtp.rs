@@ -8,21 +8,28 @@
 //! description could name a rawtp probe; argument types are read when a
 //! description matches ([`Provider::resolve`]).
 
-use crate::kbtf::KernelTypes;
 use crate::{ProbeTemplate, Provider};
+use dtrace_ctypes::KernelBtfFiles;
 use dtrace_sema::{ArgDesc, ProbeKind};
 use dtrace_sys::tracefs::Tracefs;
 
-#[derive(Default)]
 pub struct RawtpProvider {
-    types: KernelTypes,
+    /// The kernel's BTF, shared with the handle's type table.
+    btf: KernelBtfFiles,
+}
+
+impl RawtpProvider {
+    /// rawtp with argument types from `btf`.
+    pub fn new(btf: KernelBtfFiles) -> RawtpProvider {
+        RawtpProvider { btf }
+    }
 }
 
 fn probe(group: String, event: String) -> ProbeTemplate {
     ProbeTemplate {
-        module: group,
-        function: String::new(),
-        name: event,
+        module: group.into(),
+        function: Default::default(),
+        name: event.into(),
         kind: ProbeKind::RawTracepoint,
         args: Vec::new(),
         fields: Vec::new(),
@@ -66,7 +73,7 @@ impl Provider for RawtpProvider {
             return Ok(());
         }
         let args = self
-            .types
+            .btf
             .raw_tracepoint_args(&t.name)
             .ok_or_else(|| format!("raw tracepoint {} has no BTF prototype", t.name))?;
         t.args = ArgDesc::natives(&args[..args.len().min(10)]);

@@ -54,9 +54,9 @@ impl Provider for SdtProvider {
         events
             .into_iter()
             .map(|(group, event)| ProbeTemplate {
-                module: group,
-                function: String::new(),
-                name: event,
+                module: group.into(),
+                function: Default::default(),
+                name: event.into(),
                 kind: ProbeKind::Tracepoint { event_id: 0 },
                 args: Vec::new(),
                 fields: Vec::new(),
@@ -72,9 +72,9 @@ impl Provider for SdtProvider {
             event_groups(module, function, name)
                 .into_iter()
                 .map(|group| ProbeTemplate {
-                    module: group,
-                    function: String::new(),
-                    name: name.to_string(),
+                    module: group.into(),
+                    function: Default::default(),
+                    name: name.into(),
                     kind: ProbeKind::Tracepoint { event_id: 0 },
                     args: Vec::new(),
                     fields: Vec::new(),

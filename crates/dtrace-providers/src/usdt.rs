@@ -310,9 +310,9 @@ fn process_probes(
             out.push(ProcProbe {
                 provider: format!("{}{pid}", n.provider),
                 template: ProbeTemplate {
-                    module: o.name.clone(),
-                    function: func,
-                    name: probe_name,
+                    module: o.name.as_str().into(),
+                    function: func.into(),
+                    name: probe_name.into(),
                     kind: ProbeKind::Uprobe { ret: false },
                     args: ArgDesc::natives(&fields.iter().map(arg_type).collect::<Vec<_>>()),
                     fields,

@@ -40,6 +40,7 @@ mod intrinsic;
 pub mod ir;
 mod loops;
 mod memsubr;
+pub mod name;
 pub mod options;
 mod print;
 mod printf;
@@ -62,6 +63,7 @@ pub use actions_ctl::{
 };
 pub use check::{check, check_with};
 pub use ir::*;
+pub use name::Name;
 pub use options::{CompileOptions, KernelOffsets};
 pub use probe::{
     ArgDesc, Cmp, FieldKind, Prep, ProbeInfo, ProbeKind, RecordField, Src, Test, LOCK_SLEPT,

@@ -1,6 +1,8 @@
 //! What sema and codegen know of a probe. Providers build these; the compiler never
 //! looks probes up itself.
 
+use crate::name::Name;
+
 /// Which trampoline kind (and so which BPF program type and attachment) serves a probe.
 /// One variant per attachment mechanism; providers choose it, codegen implements it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -221,10 +223,10 @@ pub enum FieldKind {
 pub struct ProbeInfo {
     /// The probe ID shown by `dtrace -l` and the `id` variable.
     pub id: u32,
-    pub provider: String,
-    pub module: String,
-    pub function: String,
-    pub name: String,
+    pub provider: Name,
+    pub module: Name,
+    pub function: Name,
+    pub name: Name,
     pub kind: ProbeKind,
     /// The arguments' descriptions (types of `args[]`).
     pub args: Vec<ArgDesc>,

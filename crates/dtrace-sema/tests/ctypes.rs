@@ -11,8 +11,8 @@ fn begin() -> ProbeInfo {
     ProbeInfo {
         id: 1,
         provider: "dtrace".into(),
-        module: String::new(),
-        function: String::new(),
+        module: Default::default(),
+        function: Default::default(),
         name: "BEGIN".into(),
         kind: ProbeKind::Begin,
         args: dtrace_sema::ArgDesc::natives(&["struct rec *", "unsigned short"]),

@@ -11,7 +11,7 @@ pub const KALLSYMS: &str = "/proc/kallsyms";
 
 /// One kallsyms line: address, type letter, name, module (without brackets).
 pub fn parse_line(line: &str) -> Option<(u64, char, &str, Option<&str>)> {
-    let mut it = line.split_whitespace();
+    let mut it = line.split_ascii_whitespace();
     let addr = u64::from_str_radix(it.next()?, 16).ok()?;
     let kind = it.next()?.chars().next()?;
     let name = it.next()?;
@@ -51,34 +51,53 @@ pub fn lookup(module: Option<&str>, name: &str) -> Option<u64> {
     find_in(BufReader::new(f), module, name)
 }
 
-/// Function symbols (text: `t`/`T`, and weak `w`/`W`) of kallsyms-formatted
-/// lines, with their module (None for the kernel itself).
-pub fn functions_in<R: BufRead>(lines: R) -> Vec<(u64, String, Option<String>)> {
-    let mut lines = lines;
-    let mut out = Vec::new();
-    // One line buffer for the whole file (it has 100k+ lines).
-    let mut line = String::new();
+/// Each function symbol (text: `t`/`T`, and weak `w`/`W`) of kallsyms-formatted
+/// lines, in order, handed to `f` as (address, name, module; `None` for the kernel
+/// itself) borrowed from one line buffer: nothing is allocated per symbol.
+pub fn each_function_in<R: BufRead>(mut lines: R, mut f: impl FnMut(u64, &str, Option<&str>)) {
+    let mut line = Vec::with_capacity(256);
     loop {
         line.clear();
-        match lines.read_line(&mut line) {
+        match lines.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        if let Some((addr, kind, name, module)) = parse_line(line.trim_end_matches('\n')) {
+        let Ok(text) = std::str::from_utf8(&line) else {
+            continue;
+        };
+        if let Some((addr, kind, name, module)) = parse_line(text.trim_end_matches('\n')) {
             if addr != 0 && matches!(kind, 't' | 'T' | 'w' | 'W') {
-                out.push((addr, name.to_string(), module.map(str::to_string)));
+                f(addr, name, module);
             }
         }
     }
+}
+
+/// Function symbols of kallsyms-formatted lines ([`each_function_in`]), owned.
+pub fn functions_in<R: BufRead>(lines: R) -> Vec<(u64, String, Option<String>)> {
+    let mut out = Vec::new();
+    each_function_in(lines, |addr, name, module| {
+        out.push((addr, name.to_string(), module.map(str::to_string)))
+    });
     out
+}
+
+/// [`each_function_in`] over `/proc/kallsyms` (nothing when unreadable). The
+/// file (120k+ lines) is read in large blocks: each read of it formats symbols
+/// in the kernel, and fewer, larger reads cost less.
+pub fn each_function(f: impl FnMut(u64, &str, Option<&str>)) {
+    if let Ok(file) = File::open(KALLSYMS) {
+        each_function_in(BufReader::with_capacity(1 << 17, file), f);
+    }
 }
 
 /// The kernel's function symbols from `/proc/kallsyms` (empty when unreadable).
 pub fn functions() -> Vec<(u64, String, Option<String>)> {
-    match File::open(KALLSYMS) {
-        Ok(f) => functions_in(BufReader::new(f)),
-        Err(_) => Vec::new(),
-    }
+    let mut out = Vec::new();
+    each_function(|addr, name, module| {
+        out.push((addr, name.to_string(), module.map(str::to_string)))
+    });
+    out
 }
 
 #[cfg(test)]

@@ -173,22 +173,33 @@ impl Tracefs {
     /// Every function ftrace can trace, as `(function, module)` (module `None`
     /// for the kernel itself), from `available_filter_functions`.
     pub fn traceable_functions(&self) -> Result<Vec<(String, Option<String>)>, TracefsError> {
-        let text = self.read(self.root.join("available_filter_functions"))?;
-        Ok(parse_filter_functions(&text))
+        Ok(parse_filter_functions(&self.filter_functions_text()?))
     }
+
+    /// The text of `available_filter_functions`, to walk with
+    /// [`filter_functions`] without an allocation per function.
+    pub fn filter_functions_text(&self) -> Result<String, TracefsError> {
+        self.read(self.root.join("available_filter_functions"))
+    }
+}
+
+/// `available_filter_functions` lines (`name` or `name [module]`) as
+/// `(name, module)`, borrowed from `text`.
+pub fn filter_functions(text: &str) -> impl Iterator<Item = (&str, Option<&str>)> {
+    text.lines().filter_map(|l| {
+        let mut it = l.split_ascii_whitespace();
+        let name = it.next()?;
+        let module = it
+            .next()
+            .map(|m| m.trim_start_matches('[').trim_end_matches(']'));
+        Some((name, module))
+    })
 }
 
 /// Parse `available_filter_functions` lines: `name` or `name [module]`.
 pub fn parse_filter_functions(text: &str) -> Vec<(String, Option<String>)> {
-    text.lines()
-        .filter_map(|l| {
-            let mut it = l.split_whitespace();
-            let name = it.next()?.to_string();
-            let module = it
-                .next()
-                .map(|m| m.trim_start_matches('[').trim_end_matches(']').to_string());
-            Some((name, module))
-        })
+    filter_functions(text)
+        .map(|(name, module)| (name.to_string(), module.map(str::to_string)))
         .collect()
 }
 

@@ -104,20 +104,76 @@ pub struct ProgramInfo {
 
 /// A catalog probe as `dtrace -l(v)` shows it.
 pub fn listing(catalog: &Catalog, p: &ProbeInfo) -> ProbeListing {
-    let attrs = catalog.attributes(&p.provider);
-    let own = [&*p.provider, &*p.module, &*p.function, &*p.name];
-    ProbeListing {
-        attr: attrs
-            .map(|a| description_attr(&a, own))
-            .unwrap_or(Attr::STABLE),
-        arg_attr: attrs.map(|a| a.args).unwrap_or(Attr::STABLE),
-        arg_types: p.args.iter().map(|a| a.shown().to_string()).collect(),
-        id: p.id,
-        provider: p.provider.clone(),
-        module: p.module.clone(),
-        function: p.function.clone(),
-        name: p.name.clone(),
+    ProbeRow::new(p, catalog.attributes(&p.provider)).to_listing()
+}
+
+/// One row of `dtrace -l`, borrowed from the catalog: listing every probe
+/// (100k+) copies no names. [`ProbeRow::to_listing`] makes the owned
+/// [`ProbeListing`].
+#[derive(Debug, Clone, Copy)]
+pub struct ProbeRow<'a> {
+    /// The probe: ID, names and argument descriptions.
+    pub probe: &'a ProbeInfo,
+    /// Its provider's attributes (`None`: no such provider; rated stable).
+    attrs: Option<ProviderAttrs>,
+}
+
+impl<'a> ProbeRow<'a> {
+    fn new(probe: &'a ProbeInfo, attrs: Option<ProviderAttrs>) -> ProbeRow<'a> {
+        ProbeRow { probe, attrs }
     }
+
+    /// "Probe Description Attributes" (`-lv`).
+    pub fn attr(&self) -> Attr {
+        let p = self.probe;
+        let own = [&*p.provider, &*p.module, &*p.function, &*p.name];
+        self.attrs
+            .map(|a| description_attr(&a, own))
+            .unwrap_or(Attr::STABLE)
+    }
+
+    /// "Argument Attributes" (`-lv`).
+    pub fn arg_attr(&self) -> Attr {
+        self.attrs.map(|a| a.args).unwrap_or(Attr::STABLE)
+    }
+
+    /// "Argument Types": `args[i]`'s C type names (`-lv`).
+    pub fn arg_types(&self) -> impl Iterator<Item = &'a str> {
+        self.probe.args.iter().map(|a| a.shown())
+    }
+
+    /// The row as an owned [`ProbeListing`].
+    pub fn to_listing(&self) -> ProbeListing {
+        let p = self.probe;
+        ProbeListing {
+            attr: self.attr(),
+            arg_attr: self.arg_attr(),
+            arg_types: self.arg_types().map(str::to_string).collect(),
+            id: p.id,
+            provider: p.provider.to_string(),
+            module: p.module.to_string(),
+            function: p.function.to_string(),
+            name: p.name.to_string(),
+        }
+    }
+}
+
+/// The rows of the probes `ids` (unknown IDs left out), asking the catalog for
+/// a provider's attributes once per run of its probes.
+pub fn rows<'a>(catalog: &'a Catalog, ids: &'a [u32]) -> impl Iterator<Item = ProbeRow<'a>> + 'a {
+    let mut last: Option<(&'a str, Option<ProviderAttrs>)> = None;
+    ids.iter().filter_map(move |&id| {
+        let p = catalog.by_id(id)?;
+        let attrs = match last {
+            Some((name, attrs)) if name == &*p.provider => attrs,
+            _ => {
+                let attrs = catalog.attributes(&p.provider);
+                last = Some((&p.provider, attrs));
+                attrs
+            }
+        };
+        Some(ProbeRow::new(p, attrs))
+    })
 }
 
 /// An attribute triplet as `-x amin` writes it (`Evolving/Evolving/Common`,

@@ -3,14 +3,15 @@
 //! structure's offsets, and the word test that decides which provider
 //! libraries a program names.
 
-use dtrace_ctypes::{DataModel, TypeTable};
+use dtrace_ctypes::{DataModel, KernelBtfFiles, TypeTable};
 use dtrace_sema::{ProbeInfo, TypedProgram};
 
 /// The type table of a handle: D's built-ins in data model `model`, with the
-/// running kernel's BTF as a lazy source when the kernel publishes it.
-pub(crate) fn type_table(model: DataModel) -> TypeTable {
+/// running kernel's BTF (`btf`, shared with the providers) as a lazy source
+/// when the kernel publishes it.
+pub(crate) fn type_table(model: DataModel, btf: &KernelBtfFiles) -> TypeTable {
     let mut t = TypeTable::with_model(model);
-    if let Some(k) = dtrace_ctypes::KernelBtf::lazy_sys() {
+    if let Some(k) = dtrace_ctypes::KernelBtf::lazy_shared(btf) {
         t.set_kernel(k);
     }
     t
@@ -101,6 +102,45 @@ mod lazy_btf_tests {
             rp.map(|m| (m.bit_offset / 8) as u32),
             Ok(d.offsets.task_real_parent)
         );
+    }
+
+    #[test]
+    fn providers_and_the_type_table_share_one_read_of_kernel_btf() {
+        let Ok(mut d) = Dtrace::open(false) else {
+            return;
+        };
+        if d.types.kernel().is_none() {
+            return; // this kernel publishes no BTF
+        }
+        let none = HashMap::new();
+        // `-l` reads no BTF; `-lv` of an fbt probe reads its prototype.
+        let fbt = Source::Spec {
+            kind: ProbeSpecKind::Name,
+            text: "fbt::vfs_read:entry".into(),
+        };
+        assert!(d.list_ids(Some(&fbt), &none, false).is_ok());
+        assert!(!d.btf.is_read());
+        let rows = d.list_probes(Some(&fbt), &none, true).map(|r| r.0);
+        let types = rows.map(|r| r.first().map(|p| p.arg_types.clone()));
+        assert_eq!(
+            types
+                .ok()
+                .flatten()
+                .and_then(|t| t.first().cloned())
+                .as_deref(),
+            Some("struct file *")
+        );
+        assert!(d.btf.is_read());
+        // A program naming a kernel type finds vmlinux already read: the
+        // table's source imports from the very blob fbt read.
+        let typed = Source::Spec {
+            kind: ProbeSpecKind::Name,
+            text: "BEGIN { trace(((struct task_struct *)curthread)->pid); }".into(),
+        };
+        assert!(d.compile(&typed, &[], &none).is_ok());
+        let shared = d.types.kernel().and_then(|k| k.vmlinux().ok().cloned());
+        let read = d.btf.vmlinux().ok();
+        assert!(matches!((shared, read), (Some(a), Some(b)) if std::sync::Arc::ptr_eq(&a, &b)));
     }
 
     #[test]

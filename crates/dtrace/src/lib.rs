@@ -61,13 +61,15 @@ pub use dtrace_consumer::{
 pub use dtrace_ctypes::DataModel;
 pub use dtrace_providers::{Attr, DepClass, Stability};
 pub use error::{CompileError, ExecError, Location, OpenError};
-pub use info::{DescriptionInfo, MatchedInfo, ProbeListing, ProgramInfo, StabilityReport};
+pub use info::{
+    DescriptionInfo, MatchedInfo, ProbeListing, ProbeRow, ProgramInfo, StabilityReport,
+};
 pub use options::{OptError, Options, OutputFormat};
 pub use session::{Events, Handler, Session};
 pub use source::{ProbeSpecKind, Source};
 
 use dtrace_codegen::CompiledProgram;
-use dtrace_ctypes::TypeTable;
+use dtrace_ctypes::{KernelBtfFiles, TypeTable};
 use dtrace_providers::Catalog;
 use dtrace_sema::{CompileOptions, KernelOffsets, ProbeInfo, TypedProgram};
 use dtrace_syntax::ast::{Item, Program};
@@ -92,6 +94,9 @@ pub struct Dtrace {
     kernel: Option<(SysRef, Features)>,
     catalog: Catalog,
     types: TypeTable,
+    /// The kernel's BTF files, shared by the type table's kernel source and
+    /// the providers that type arguments from BTF (read once for both).
+    btf: KernelBtfFiles,
     offsets: KernelOffsets,
     map: SourceMap,
     items: Vec<Item>,
@@ -129,11 +134,13 @@ impl Dtrace {
         } else {
             None
         };
+        let btf = KernelBtfFiles::running();
         Ok(Dtrace {
             options: Options::default(),
             kernel,
-            catalog: Catalog::new(),
-            types: type_table(DataModel::default()),
+            catalog: Catalog::with_btf(&btf),
+            types: type_table(DataModel::default(), &btf),
+            btf,
             offsets: KernelOffsets::default(),
             map: SourceMap::new(),
             items: Vec::new(),
@@ -150,7 +157,7 @@ impl Dtrace {
     /// kernel. Call it before compiling: it starts a fresh type table.
     pub fn set_data_model(&mut self, model: DataModel) {
         if self.types.model() != model {
-            self.types = type_table(model);
+            self.types = type_table(model, &self.btf);
             self.typed = None;
         }
     }
@@ -591,15 +598,23 @@ impl Dtrace {
         macro_vars: &HashMap<String, String>,
         with_args: bool,
     ) -> Result<(Vec<ProbeListing>, Vec<String>), CompileError> {
+        let (ids, misses) = self.list_ids(source, macro_vars, with_args)?;
+        let rows = self.listing_rows(&ids).map(|r| r.to_listing()).collect();
+        Ok((rows, misses))
+    }
+
+    /// [`Dtrace::list_probes`] as probe IDs, in order, for
+    /// [`Dtrace::listing_rows`]: every probe when `source` is `None`.
+    pub fn list_ids(
+        &mut self,
+        source: Option<&Source>,
+        macro_vars: &HashMap<String, String>,
+        with_args: bool,
+    ) -> Result<(Vec<u32>, Vec<String>), CompileError> {
         let Some(src) = source else {
             self.catalog.list_all();
-            let catalog = &self.catalog;
-            let rows = catalog
-                .probes()
-                .iter()
-                .map(|p| info::listing(catalog, p))
-                .collect();
-            return Ok((rows, Vec::new()));
+            let ids = self.catalog.probes().iter().map(|p| p.id).collect();
+            return Ok((ids, Vec::new()));
         };
         let src = &*self.preprocessed(src)?;
         let (program, _, _) = self.parse(src, &[], macro_vars)?;
@@ -624,13 +639,13 @@ impl Dtrace {
         }
         ids.sort_unstable();
         ids.dedup();
-        let catalog = &self.catalog;
-        let rows = ids
-            .into_iter()
-            .filter_map(|id| catalog.by_id(id))
-            .map(|p| info::listing(catalog, p))
-            .collect();
-        Ok((rows, misses))
+        Ok((ids, misses))
+    }
+
+    /// The `dtrace -l` rows of probes `ids`, borrowed from the catalog (no
+    /// name is copied: listing every probe is 100k+ rows).
+    pub fn listing_rows<'a>(&'a self, ids: &'a [u32]) -> impl Iterator<Item = ProbeRow<'a>> + 'a {
+        info::rows(&self.catalog, ids)
     }
 
     fn generate(&mut self) -> Result<CompiledProgram, CompileError> {
@@ -719,6 +734,7 @@ impl Dtrace {
         // free it before the ring buffer is mapped, so peak RSS is the larger of
         // the two rather than their sum (docs/PERFORMANCE.md).
         self.types = TypeTable::with_model(self.types.model());
+        self.btf.release();
         if let Some(limit) = self.options.lockmem {
             dtrace_sys::limits::set_memlock(limit).map_err(|e| ExecError {
                 message: format!(

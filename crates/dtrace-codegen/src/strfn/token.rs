@@ -24,6 +24,7 @@ impl<'a> Gen<'a> {
         (d, cdl): (Val, u32),
         cd: u32,
     ) -> Val {
+        self.uses_strtok = true;
         let cap = self.l.str_cap;
         let pos = self.l.strtok_area;
         let buf = pos + 8;

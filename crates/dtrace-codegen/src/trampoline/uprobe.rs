@@ -48,8 +48,11 @@ pub struct Table<'a> {
     pub retoff: Option<usize>,
 }
 
-/// Build the trampoline of a program serving the probes of table `t`.
-pub fn build(l: &Layout, t: &Table<'_>, args: bool, d: &Dispatch) -> Asm {
+/// Build the trampoline of a program serving the probes of table `t`;
+/// `args` has bit `i` set when a clause reads `argi` (or `args[i]`): only those
+/// are loaded, so a clause reading `arg0` does not copy the arguments a call
+/// passes on the user stack (one `bpf_probe_read_user` each).
+pub fn build(l: &Layout, t: &Table<'_>, args: u16, d: &Dispatch) -> Asm {
     let (table, n, spec_at, specs, retoff) = (t.map, t.n, t.spec_at, t.specs, t.retoff);
     let mut a = Asm::new();
     let out = a.label();
@@ -60,7 +63,7 @@ pub fn build(l: &Layout, t: &Table<'_>, args: bool, d: &Dispatch) -> Asm {
     a.call_helper(helper::GET_ATTACH_COOKIE);
     table_prologue(&mut a, l, table, Reg::R0, n, out);
     a.emit(Insn::st_mem(Size::DW, DC, layout::D_ERRNO, 0));
-    if args {
+    if args != 0 {
         super::zero_args(&mut a);
         let done = a.label();
         for (s, fields) in specs.iter().enumerate() {
@@ -70,7 +73,9 @@ pub fn build(l: &Layout, t: &Table<'_>, args: bool, d: &Dispatch) -> Asm {
                 a.jmp_imm(JmpOp::Ne, Reg::R1, s as i32, next);
             }
             for (i, f) in fields.iter().take(10).enumerate() {
-                load_arg(&mut a, f, layout::D_ARGS + 8 * i as i16);
+                if args & (1 << i) != 0 {
+                    load_arg(&mut a, f, layout::D_ARGS + 8 * i as i16);
+                }
             }
             a.ja(done);
             a.bind(next);

@@ -16,7 +16,7 @@ fn probe(id: u32, prov: &str, func: &str, name: &str, kind: ProbeKind) -> ProbeI
     ProbeInfo {
         id,
         provider: prov.into(),
-        module: String::new(),
+        module: Default::default(),
         function: func.into(),
         name: name.into(),
         kind,

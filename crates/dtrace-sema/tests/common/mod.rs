@@ -14,8 +14,8 @@ pub fn begin() -> ProbeInfo {
     ProbeInfo {
         id: 1,
         provider: "dtrace".into(),
-        module: String::new(),
-        function: String::new(),
+        module: Default::default(),
+        function: Default::default(),
         name: "BEGIN".into(),
         kind: ProbeKind::Begin,
         args: Vec::new(),

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""What one probe firing costs, dtrace beside bpftrace, in one run.
+
+usage (as root, from the repository root):
+
+    cargo build --release -p dtrace-cli
+    python3 bench/probe_cost.py [--dtrace PATH] [--bpftrace PATH] [--runs N]
+                                [--only malloc|usdt|exec ...]
+
+Workloads (bench/probe_loops.c, built static so that a uprobe on its own
+`malloc` fires in no other process): `malloc` calls malloc(16)+free, `usdt`
+fires the <sys/sdt.h> probe `bench:::tick`, `exec` forks and execs /bin/true.
+Each runs untraced and under each tracer program (an empty D clause is not
+empty: it records the probe, so dtrace's "bare" configuration is a clause whose
+predicate is never true) (all with -c, so the probes
+are attached before the loop starts), the configurations interleaved, --runs
+times each.
+
+Two measures per configuration:
+- wall: the loop's own median ns per operation; a tracer's cost is its median
+  less the untraced median (on a busy machine, noisy: interference only adds);
+- bpf: the kernel's run time of the tracer's BPF programs per firing
+  (run_time_ns / run_cnt from /proc/PID/fdinfo, with BPF statistics enabled by
+  BPF_ENABLE_STATS for this run only). It leaves out the attachment itself
+  (the uprobe trap, the perf tracepoint's record), which is the same for both
+  tracers except where said.
+
+Only the Python 3 standard library and a C compiler (cc, static glibc) are needed.
+"""
+
+import argparse
+import ctypes
+import datetime
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+SYS_BPF = 321  # x86_64
+BPF_ENABLE_STATS = 32
+BPF_STATS_RUN_TIME = 0
+
+
+def enable_bpf_stats():
+    """Turn on the kernel's BPF run-time statistics while the returned fd is open."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    attr = (ctypes.c_uint32 * 16)()
+    attr[0] = BPF_STATS_RUN_TIME
+    fd = libc.syscall(SYS_BPF, BPF_ENABLE_STATS, ctypes.byref(attr), ctypes.sizeof(attr))
+    if fd < 0:
+        print(f"probe_cost.py: BPF_ENABLE_STATS failed (errno {ctypes.get_errno()}): "
+              "no bpf column", file=sys.stderr)
+        return None
+    return fd
+
+
+def configurations(helper, mode, dtrace, bpftrace):
+    """(label, argv prefix or None for untraced) for one workload."""
+    if mode == "malloc":
+        return [
+            ("untraced", None),
+            ("bpftrace uprobe:malloc {} (bare uprobe)",
+             [bpftrace, "-q", "-e", f"uprobe:{helper}:malloc {{ }}"]),
+            ("bpftrace uprobe:malloc { @ = count(); }",
+             [bpftrace, "-q", "-e", f"uprobe:{helper}:malloc {{ @ = count(); }}"]),
+            ("dtrace pid$target::malloc:entry /arg0 == 0/ {} (never true)",
+             [dtrace, "-q", "-n", "pid$target::malloc:entry /arg0 == 0/ {}"]),
+            ("dtrace pid$target::malloc:entry { @ = count(); }",
+             [dtrace, "-q", "-n", "pid$target::malloc:entry { @ = count(); }"]),
+        ]
+    if mode == "usdt":
+        return [
+            ("untraced", None),
+            ("bpftrace usdt:bench:tick {} (bare uprobe)",
+             [bpftrace, "-q", "-e", f"usdt:{helper}:bench:tick {{ }}"]),
+            ("bpftrace usdt:bench:tick { @ = count(); }",
+             [bpftrace, "-q", "-e", f"usdt:{helper}:bench:tick {{ @ = count(); }}"]),
+            ("dtrace bench$target:::tick /arg0 < 0/ {} (never true)",
+             [dtrace, "-q", "-n", "bench$target:::tick /arg0 < 0/ {}"]),
+            ("dtrace bench$target:::tick { @ = count(); }",
+             [dtrace, "-q", "-n", "bench$target:::tick { @ = count(); }"]),
+        ]
+    return [
+        ("untraced", None),
+        ("bpftrace tracepoint:sched:sched_process_exec { @ = count(); }",
+         [bpftrace, "-q", "-e", "tracepoint:sched:sched_process_exec { @ = count(); }"]),
+        ("dtrace proc:::exec-success { @ = count(); }",
+         [dtrace, "-q", "-n", "proc:::exec-success { @ = count(); }"]),
+    ]
+
+
+def run_one(prefix, helper, mode, calls, rounds, out):
+    cmd = [helper, mode, str(calls), str(rounds), out]
+    if prefix is None:
+        argv = cmd
+    else:
+        argv = prefix + ["-c", " ".join(cmd)]
+    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
+    try:
+        with open(out) as f:
+            med, best, ns, cnt = f.read().split()
+        os.unlink(out)
+    except (OSError, ValueError):
+        sys.exit(f"probe_cost.py: {' '.join(argv)} gave no result "
+                 f"(status {r.returncode}): {r.stderr.decode(errors='replace')[-400:]}")
+    return float(med), float(best), int(ns), int(cnt)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dtrace", default=os.path.join(
+        os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target")), "release", "dtrace"))
+    ap.add_argument("--bpftrace", default=shutil.which("bpftrace") or "bpftrace")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--only", action="append", choices=["malloc", "usdt", "exec"])
+    a = ap.parse_args()
+    modes = a.only or ["malloc", "usdt", "exec"]
+    sizes = {"malloc": (200_000, 5), "usdt": (200_000, 5), "exec": (300, 3)}
+    tmp = tempfile.mkdtemp(prefix="probe_cost.")
+    helper = os.path.join(tmp, "probe_loops")
+    subprocess.run(["cc", "-O2", "-static", "-Wall", "-o", helper,
+                    os.path.join(HERE, "probe_loops.c")], check=True)
+    stats_fd = enable_bpf_stats()
+    out = os.path.join(tmp, "result")
+    print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
+          f"{os.uname().release}, load {os.getloadavg()[0]:.1f}, runs {a.runs}")
+    try:
+        for mode in modes:
+            calls, rounds = sizes[mode]
+            confs = configurations(helper, mode, a.dtrace, a.bpftrace)
+            res = {label: [] for label, _ in confs}
+            for _ in range(a.runs):
+                for label, prefix in confs:
+                    res[label].append(run_one(prefix, helper, mode, calls, rounds, out))
+            base = statistics.median(r[0] for r in res["untraced"])
+            base_best = min(r[1] for r in res["untraced"])
+            print(f"\n## {mode}: {calls} ops x {rounds} rounds per run\n")
+            print("| configuration | ns/op (median) | extra ns/op | extra, best runs "
+                  "| bpf ns per firing |")
+            print("|---|---|---|---|---|")
+            for label, _ in confs:
+                rs = res[label]
+                med = statistics.median(r[0] for r in rs)
+                best = min(r[1] for r in rs)
+                ns = sum(r[2] for r in rs)
+                cnt = sum(r[3] for r in rs)
+                bpf = f"{ns / cnt:.0f}" if cnt else "-"
+                extra = "-" if label == "untraced" else f"{med - base:.0f}"
+                extra_best = "-" if label == "untraced" else f"{best - base_best:.0f}"
+                print(f"| {label} | {med:.0f} | {extra} | {extra_best} | {bpf} |")
+    finally:
+        if stats_fd is not None:
+            os.close(stats_fd)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
