@@ -470,6 +470,15 @@ pub enum TExprKind {
     /// `progenyof(pid)`: 1 if the current process or one of its ancestors has
     /// process ID `pid`, else 0.
     Progenyof(Box<TExpr>),
+    /// `d_path()`: the path of the dentry at address `dentry` in the mount
+    /// whose `struct vfsmount` is at `mnt`, as the kernel's `d_path()` writes
+    /// it (relative to the current process's root; "/" for a dentry with no
+    /// name above it), at most `strsize` bytes.
+    DPath {
+        mnt: Box<TExpr>,
+        dentry: Box<TExpr>,
+        offs: DPathOffsets,
+    },
     /// `stack(frames)`: the current kernel stack (type [`Ty::Stack`]), gathered
     /// into scratch memory; the value is its address.
     Stack {
@@ -486,6 +495,33 @@ pub enum TExprKind {
         kind: StackKind,
         addr: Box<TExpr>,
     },
+}
+
+/// Byte offsets of the kernel members `d_path()`'s walk reads (from BTF).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DPathOffsets {
+    /// `struct dentry`: `d_parent`, `d_name.name`.
+    pub dentry_parent: u32,
+    pub dentry_name: u32,
+    /// `struct vfsmount`: `mnt_root`.
+    pub vfsmount_root: u32,
+    /// `struct mount`: `mnt` (the embedded `struct vfsmount`), `mnt_parent`,
+    /// `mnt_mountpoint`.
+    pub mount_mnt: u32,
+    pub mount_parent: u32,
+    pub mount_mountpoint: u32,
+    /// `struct task_struct`: `fs`; `struct fs_struct`: `root.mnt`, `root.dentry`.
+    pub task_fs: u32,
+    pub fs_root_mnt: u32,
+    pub fs_root_dentry: u32,
+    /// For the names of pseudo files: `struct dentry`'s `d_sb` and `d_inode`,
+    /// `struct super_block`'s `s_type`, `struct file_system_type`'s `name`,
+    /// `struct inode`'s `i_ino`.
+    pub dentry_sb: u32,
+    pub dentry_inode: u32,
+    pub sb_type: u32,
+    pub fstype_name: u32,
+    pub inode_ino: u32,
 }
 
 /// The D string subroutines.

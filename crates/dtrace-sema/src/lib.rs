@@ -32,6 +32,7 @@ pub use dtrace_desc::aggfunc;
 mod check;
 mod ctype;
 mod decl;
+mod dpath;
 mod elem;
 mod expr;
 /// The one printf grammar (`dtrace-desc`'s).
@@ -41,6 +42,7 @@ pub mod ir;
 mod loops;
 mod memsubr;
 pub mod options;
+mod pinline;
 mod print;
 mod printf;
 pub mod probe;
