@@ -30,7 +30,7 @@ impl<'a> Checker<'a> {
         for (i, k) in keys.iter().enumerate() {
             let Some((pname, _)) = declared_name(&k.decl) else {
                 return Err(Diagnostic::new(
-                    Tag::D_DECL_PROTO_NAME,
+                    Tag::D_DECL_PROTO_FORM,
                     k.span,
                     format!("inline {name} parameter #{} must be named", i + 1),
                 ));

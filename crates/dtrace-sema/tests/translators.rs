@@ -295,5 +295,5 @@ fn inlines_with_parameters_stand_for_their_definition() {
         "twice[ ] prototype mismatch: 2 args passed, 1 expected"
     );
     // Unnamed parameters cannot be referred to.
-    assert_eq!(err("inline int f[int] = 1;").0, Tag::D_DECL_PROTO_NAME);
+    assert_eq!(err("inline int f[int] = 1;").0, Tag::D_DECL_PROTO_FORM);
 }
