@@ -66,6 +66,7 @@ impl<'a> Checker<'a> {
         Some(DPathOffsets {
             dentry_parent: off("struct dentry", &["d_parent"])?,
             dentry_name: off("struct dentry", &["d_name", "name"])?,
+            dentry_hash_pprev: off("struct dentry", &["d_hash", "pprev"])?,
             vfsmount_root: off("struct vfsmount", &["mnt_root"])?,
             mount_mnt: off("struct mount", &["mnt"])?,
             mount_parent: off("struct mount", &["mnt_parent"])?,

@@ -500,9 +500,11 @@ pub enum TExprKind {
 /// Byte offsets of the kernel members `d_path()`'s walk reads (from BTF).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DPathOffsets {
-    /// `struct dentry`: `d_parent`, `d_name.name`.
+    /// `struct dentry`: `d_parent`, `d_name.name`, `d_hash.pprev` (NULL
+    /// once the dentry is unhashed: its file deleted).
     pub dentry_parent: u32,
     pub dentry_name: u32,
+    pub dentry_hash_pprev: u32,
     /// `struct vfsmount`: `mnt_root`.
     pub vfsmount_root: u32,
     /// `struct mount`: `mnt` (the embedded `struct vfsmount`), `mnt_parent`,

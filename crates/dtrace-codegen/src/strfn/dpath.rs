@@ -8,6 +8,9 @@
 //! The names are then written from the top down, each after a "/", with at
 //! most `strsize` bytes in all; a walk that collected no name gives "/".
 //!
+//! A deleted file's path ends in " (deleted)" (its dentry is unhashed), as
+//! the kernel writes it.
+//!
 //! A pipe's, socket's or anonymous inode's file is a dentry of its own with
 //! no name above it; the kernel names those by their file system
 //! (`d_dname`): "pipe:[INO]", "socket:[INO]", "anon_inode:NAME". So does
@@ -44,7 +47,8 @@ const S_READ: i16 = 32;
 const S_PARENT: i16 = 40;
 const S_N: i16 = 48;
 const S_POS: i16 = 56;
-/// 1 when the walk stopped at a dentry that is its own parent, not a root.
+/// Bit 0: the walk stopped at a dentry that is its own parent, not a root;
+/// bit 1: the file was deleted (its dentry unhashed, and not its own parent).
 const S_ALONE: i16 = 64;
 const S_INO: i16 = 72;
 
@@ -134,7 +138,21 @@ pub(super) fn build(a: &mut Asm, cd: u32, lim: u32, o: DPathOffsets) {
     ld(a, R3, S_READ);
     read8(a, S_ROOT_DENTRY, R3, o.fs_root_dentry);
     a.emit(Insn::st_mem(Size::DW, R6, S_N, 0));
-    a.emit(Insn::st_mem(Size::DW, R6, S_ALONE, 0));
+    // Deleted: " (deleted)" follows the path, as the kernel writes it.
+    let kept = a.label();
+    ld(a, R3, S_DENTRY);
+    read8(a, S_READ, R3, o.dentry_hash_pprev);
+    ld(a, R3, S_DENTRY);
+    read8(a, S_PARENT, R3, o.dentry_parent);
+    a.emit(Insn::mov64_imm(R0, 0));
+    ld(a, R1, S_READ);
+    a.jmp_imm(JmpOp::Ne, R1, 0, kept);
+    ld(a, R1, S_PARENT);
+    ld(a, R2, S_DENTRY);
+    a.jmp_reg(JmpOp::Eq, R1, R2, kept);
+    a.emit(Insn::mov64_imm(R0, 2));
+    a.bind(kept);
+    st(a, S_ALONE, R0);
     a.emit(Insn::mov64_imm(R7, 0));
 
     a.bind(walk);
@@ -174,7 +192,9 @@ pub(super) fn build(a: &mut Asm, cd: u32, lim: u32, o: DPathOffsets) {
     ld(a, R2, S_DENTRY);
     let linked = a.label();
     a.jmp_reg(JmpOp::Ne, R1, R2, linked);
-    a.emit(Insn::st_mem(Size::DW, R6, S_ALONE, 1));
+    ld(a, R0, S_ALONE);
+    a.emit(Insn::alu64_imm(AluOp::Or, R0, 1));
+    st(a, S_ALONE, R0);
     a.ja(emit);
     a.bind(linked);
     a.jmp_imm(JmpOp::Eq, R1, 0, emit);
@@ -200,26 +220,28 @@ pub(super) fn build(a: &mut Asm, cd: u32, lim: u32, o: DPathOffsets) {
     a.jmp_imm(JmpOp::Ne, R0, 0, write);
     let slash = a.label();
     ld(a, R0, S_ALONE);
+    a.emit(Insn::alu64_imm(AluOp::And, R0, 1));
     a.jmp_imm(JmpOp::Eq, R0, 0, slash);
     pseudo(a, cd, lim, &o, slash, done);
     a.bind(slash);
     a.emit(Insn::st_mem(Size::B, R9, 0, b'/' as i32));
     a.ja(done);
 
+    let tail = a.label();
     // From the top name down: "/" and the name, up to `lim` bytes.
     a.bind(write);
     a.emit(Insn::st_mem(Size::DW, R6, S_POS, 0));
     a.emit(Insn::mov64_imm(R7, 0));
     a.bind(next);
-    a.leave_imm(JmpOp::Ge, R7, MAX_NAMES as i32, done);
+    a.leave_imm(JmpOp::Ge, R7, MAX_NAMES as i32, tail);
     a.emit(Insn::alu64_imm(AluOp::Add, R7, 1));
     ld(a, R0, S_N);
-    a.leave_imm(JmpOp::Eq, R0, 0, done);
+    a.leave_imm(JmpOp::Eq, R0, 0, tail);
     a.emit(Insn::alu64_imm(AluOp::Sub, R0, 1));
     st(a, S_N, R0);
-    a.leave_imm(JmpOp::Ge, R0, MAX_NAMES as i32, done);
+    a.leave_imm(JmpOp::Ge, R0, MAX_NAMES as i32, tail);
     ld(a, R1, S_POS);
-    a.leave_imm(JmpOp::Ge, R1, lim as i32, done);
+    a.leave_imm(JmpOp::Ge, R1, lim as i32, tail);
     a.emit(Insn::mov64_reg(R2, R9));
     a.emit(Insn::alu64_reg(AluOp::Add, R2, R1));
     a.emit(Insn::st_mem(Size::B, R2, 0, b'/' as i32));
@@ -242,13 +264,25 @@ pub(super) fn build(a: &mut Asm, cd: u32, lim: u32, o: DPathOffsets) {
     st(a, S_POS, R1);
     a.ja(next);
 
+    // A deleted file's path ends in " (deleted)", as far as `lim` allows.
+    a.bind(tail);
+    ld(a, R0, S_ALONE);
+    a.emit(Insn::alu64_imm(AluOp::And, R0, 2));
+    a.jmp_imm(JmpOp::Eq, R0, 0, done);
+    for (i, c) in b" (deleted)".iter().enumerate() {
+        ld(a, R1, S_POS);
+        a.emit(Insn::alu64_imm(AluOp::Add, R1, i as i32));
+        a.leave_imm(JmpOp::Ge, R1, lim as i32, done);
+        a.emit(Insn::alu64_reg(AluOp::Add, R1, R9));
+        a.emit(Insn::st_mem(Size::B, R1, 0, *c as i32));
+    }
+
     a.bind(done);
     a.emit(Insn::mov64_imm(R0, 0));
     a.emit(Insn::exit());
 }
 
-/// The 8 bytes of `s` (NUL-padded) as a little-endian word, `mask` keeping
-/// the bytes compared.
+/// The first 8 bytes of `s` (NUL-padded) as a little-endian word.
 fn word(s: &[u8]) -> i64 {
     let mut b = [0u8; 8];
     for (d, c) in b.iter_mut().zip(s) {
