@@ -103,8 +103,10 @@ translator fileinfo_t < struct file *F > {
 
 /*
  * fds[fd]: the current process's open file fd, as a fileinfo_t; a negative,
- * too large or closed fd gives the fileinfo_t of no file.
+ * too large or closed fd gives the fileinfo_t of no file, as does any fd of
+ * a task without a file table (a kernel thread).
  */
 inline fileinfo_t fds[int fd] = xlate <fileinfo_t> (
-	fd >= 0 && fd < curthread->files->fdt->max_fds ?
+	fd >= 0 && curthread->files != NULL &&
+	fd < curthread->files->fdt->max_fds ?
 	curthread->files->fdt->fd[fd] : NULL);
