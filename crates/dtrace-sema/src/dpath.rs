@@ -14,6 +14,35 @@ use crate::ir::*;
 use dtrace_syntax::ast::{self, ExprKind as K};
 use dtrace_syntax::{Diagnostic, Span, Tag};
 
+/// Byte offsets of the kernel members `d_path()`'s walk reads (from BTF).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DPathOffsets {
+    /// `struct dentry`: `d_parent`, `d_name.name`, `d_hash.pprev` (NULL
+    /// once the dentry is unhashed: its file deleted).
+    pub dentry_parent: u32,
+    pub dentry_name: u32,
+    pub dentry_hash_pprev: u32,
+    /// `struct vfsmount`: `mnt_root`.
+    pub vfsmount_root: u32,
+    /// `struct mount`: `mnt` (the embedded `struct vfsmount`), `mnt_parent`,
+    /// `mnt_mountpoint`.
+    pub mount_mnt: u32,
+    pub mount_parent: u32,
+    pub mount_mountpoint: u32,
+    /// `struct task_struct`: `fs`; `struct fs_struct`: `root.mnt`, `root.dentry`.
+    pub task_fs: u32,
+    pub fs_root_mnt: u32,
+    pub fs_root_dentry: u32,
+    /// For the names of pseudo files: `struct dentry`'s `d_sb` and `d_inode`,
+    /// `struct super_block`'s `s_type`, `struct file_system_type`'s `name`,
+    /// `struct inode`'s `i_ino`.
+    pub dentry_sb: u32,
+    pub dentry_inode: u32,
+    pub sb_type: u32,
+    pub fstype_name: u32,
+    pub inode_ino: u32,
+}
+
 impl<'a> Checker<'a> {
     /// `d_path(p)`: the walk from `p->mnt` and `p->dentry`.
     pub(crate) fn d_path(&mut self, path: &ast::Expr, span: Span) -> R<TExpr> {

@@ -8,6 +8,7 @@
 //! Architecture invariant: every node here has passed sema's checks; codegen treats
 //! any inconsistency as an internal error it cannot meet on user input.
 
+pub use crate::dpath::DPathOffsets;
 use dtrace_ctypes::TypeId;
 use dtrace_syntax::Span;
 
@@ -495,35 +496,6 @@ pub enum TExprKind {
         kind: StackKind,
         addr: Box<TExpr>,
     },
-}
-
-/// Byte offsets of the kernel members `d_path()`'s walk reads (from BTF).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DPathOffsets {
-    /// `struct dentry`: `d_parent`, `d_name.name`, `d_hash.pprev` (NULL
-    /// once the dentry is unhashed: its file deleted).
-    pub dentry_parent: u32,
-    pub dentry_name: u32,
-    pub dentry_hash_pprev: u32,
-    /// `struct vfsmount`: `mnt_root`.
-    pub vfsmount_root: u32,
-    /// `struct mount`: `mnt` (the embedded `struct vfsmount`), `mnt_parent`,
-    /// `mnt_mountpoint`.
-    pub mount_mnt: u32,
-    pub mount_parent: u32,
-    pub mount_mountpoint: u32,
-    /// `struct task_struct`: `fs`; `struct fs_struct`: `root.mnt`, `root.dentry`.
-    pub task_fs: u32,
-    pub fs_root_mnt: u32,
-    pub fs_root_dentry: u32,
-    /// For the names of pseudo files: `struct dentry`'s `d_sb` and `d_inode`,
-    /// `struct super_block`'s `s_type`, `struct file_system_type`'s `name`,
-    /// `struct inode`'s `i_ino`.
-    pub dentry_sb: u32,
-    pub dentry_inode: u32,
-    pub sb_type: u32,
-    pub fstype_name: u32,
-    pub inode_ino: u32,
 }
 
 /// The D string subroutines.
