@@ -91,15 +91,7 @@ impl<'a> Gen<'a> {
                 self.a.emit(Insn::movsx64_reg(w, Reg::R0, 32));
             }
             Builtin::Timestamp => {
-                // Read once per firing (D_TSTAMP), as DTrace does.
-                let have = self.a.label();
-                self.a
-                    .emit(Insn::ldx_mem(Size::DW, Reg::R0, DCTX, layout::D_TSTAMP));
-                self.a.jmp_imm(JmpOp::Ne, Reg::R0, 0, have);
-                self.a.call_helper(helper::KTIME_GET_NS);
-                self.a
-                    .emit(Insn::stx_mem(Size::DW, DCTX, Reg::R0, layout::D_TSTAMP));
-                self.a.bind(have);
+                self.firing_timestamp();
                 self.a.emit(Insn::mov64_reg(w, Reg::R0));
             }
             Builtin::Vtimestamp => {
@@ -107,7 +99,9 @@ impl<'a> Gen<'a> {
                 self.a.emit(Insn::mov64_reg(w, Reg::R0));
             }
             Builtin::Walltimestamp => {
-                self.a.call_helper(helper::KTIME_GET_NS);
+                // The firing's timestamp moved to the wall clock: one value per
+                // firing, as DTrace gives, and consistent with `timestamp`.
+                self.firing_timestamp();
                 self.a
                     .ld_map_value(Reg::R1, self.l.globals, layout::G_WALLTIME_OFFSET);
                 self.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::R1, 0));
@@ -131,6 +125,20 @@ impl<'a> Gen<'a> {
         }
         self.put(d, w);
         d
+    }
+
+    /// r0 = this firing's `timestamp`: the clock is read at the first use and
+    /// kept in `D_TSTAMP` (cleared by the trampoline with the probe ID), so
+    /// every read in one firing agrees, as DTrace's do.
+    fn firing_timestamp(&mut self) {
+        let have = self.a.label();
+        self.a
+            .emit(Insn::ldx_mem(Size::DW, Reg::R0, DCTX, layout::D_TSTAMP));
+        self.a.jmp_imm(JmpOp::Ne, Reg::R0, 0, have);
+        self.a.call_helper(helper::KTIME_GET_NS);
+        self.a
+            .emit(Insn::stx_mem(Size::DW, DCTX, Reg::R0, layout::D_TSTAMP));
+        self.a.bind(have);
     }
 
     /// probeprov/probemod/probefunc/probename: a literal when every probe of the

@@ -12,6 +12,8 @@ use dtrace_sema::{CompileOptions, ProbeInfo, TClause, TStmt, TypedProgram};
 /// `bpf_ringbuf_submit` flags.
 const BPF_RB_NO_WAKEUP: i32 = 1;
 const BPF_RB_FORCE_WAKEUP: i32 = 2;
+/// `bpf_ringbuf_query`: the bytes not yet consumed.
+const BPF_RB_AVAIL_DATA: i32 = 0;
 /// Bytes of the ring buffer's header before each record.
 const RINGBUF_HDR: u32 = 8;
 
@@ -109,13 +111,22 @@ pub fn gen_clause(
         }
     }
     if clause.emits_record {
-        g.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
-        let wake = if has_exit(&clause.body) {
-            BPF_RB_FORCE_WAKEUP
+        if has_exit(&clause.body) {
+            g.a.emit(Insn::mov64_imm(Reg::R2, BPF_RB_FORCE_WAKEUP));
         } else {
-            BPF_RB_NO_WAKEUP
-        };
-        g.a.emit(Insn::mov64_imm(Reg::R2, wake));
+            // No wake-up per record (it would cost more than the record),
+            // but one whenever the ring is past a quarter full: the consumer
+            // may be waiting out a whole `switchrate` period.
+            let quiet = g.a.label();
+            g.a.ld_map(Reg::R1, g.l.ringbuf);
+            g.a.emit(Insn::mov64_imm(Reg::R2, BPF_RB_AVAIL_DATA));
+            g.a.call_helper(helper::RINGBUF_QUERY);
+            g.a.emit(Insn::mov64_imm(Reg::R2, BPF_RB_NO_WAKEUP));
+            g.a.jmp_imm(JmpOp::Le, Reg::R0, (opts.bufsize / 4) as i32, quiet);
+            g.a.emit(Insn::mov64_imm(Reg::R2, BPF_RB_FORCE_WAKEUP));
+            g.a.bind(quiet);
+        }
+        g.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
         g.a.call_helper(helper::RINGBUF_SUBMIT);
     }
     g.a.bind(skip);

@@ -256,6 +256,7 @@ impl<'a> Gen<'a> {
             TExprKind::Rand => self.rand(),
             TExprKind::Inet6 { groups, prefix } => self.inet6(groups, *prefix, &e.ty),
             TExprKind::Progenyof(pid) => self.progenyof(pid),
+            TExprKind::DPath { mnt, dentry, offs } => self.d_path(mnt, dentry, offs, &e.ty),
             TExprKind::StrFn { func, args } => self.str_fn(*func, args, &e.ty),
             TExprKind::Alloca(size) => self.alloca(size),
             TExprKind::CopyIn { addr, size } => self.copyin(addr, size),

@@ -16,7 +16,7 @@
 //! speculation that is being committed or discarded), never mixed into the
 //! ID's next speculation.
 
-use dtrace_desc::{spec_gen, ActionKind, EpidDesc, RecordHeader, SPEC_DRAINED};
+use dtrace_desc::{spec_gen, ActionKind, EpidDesc, ProgramDesc, RecordHeader, SPEC_DRAINED};
 use std::collections::BTreeMap;
 
 /// A speculation: its ID and the generation of that ID.
@@ -60,6 +60,30 @@ fn action_u64(epd: &EpidDesc, flags: u32, i: usize, bytes: &[u8]) -> Option<u64>
     let off = f.offset as usize;
     let b = bytes.get(off..off + 8)?;
     Some(u64::from_ne_bytes(b.try_into().ok()?))
+}
+
+/// Overwrites the u64 first field of action `i` of `epd` in `bytes`.
+fn set_action_u64(epd: &EpidDesc, i: usize, bytes: &mut [u8], v: u64) {
+    let Some(f) = epd.actions.get(i).and_then(|a| a.fields.first()) else {
+        return;
+    };
+    let off = f.offset as usize;
+    if let Some(b) = bytes.get_mut(off..off + 8) {
+        b.copy_from_slice(&v.to_ne_bytes());
+    }
+}
+
+/// Clears the fields of every action of `kind` in a record: a speculate()
+/// field of 0 names no speculation, and a commit/discard field without
+/// [`SPEC_DRAINED`] drained nothing, so the consumer takes the record as plain.
+fn make_plain(epd: &EpidDesc, bytes: &mut [u8], speculate: bool) {
+    for (i, a) in epd.actions.iter().enumerate() {
+        match a.kind {
+            ActionKind::Speculate if speculate => set_action_u64(epd, i, bytes, 0),
+            ActionKind::CommitDiscard { .. } if !speculate => set_action_u64(epd, i, bytes, 0),
+            _ => {}
+        }
+    }
 }
 
 /// The speculation a record belongs to: the one its `speculate()` recorded.
@@ -135,6 +159,82 @@ impl Speculations {
     /// Number of records held for `spec`.
     pub fn held(&self, spec: Spec) -> usize {
         self.held.get(&spec).map_or(0, Vec::len)
+    }
+}
+
+/// A record read from the kernel, its speculations settled: the record
+/// itself and, when it committed speculations, their records, oldest first.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Settled {
+    pub record: Vec<u8>,
+    pub committed: Vec<Vec<u8>>,
+}
+
+/// Speculations settled as records are read from the kernel, for a caller
+/// that keeps records in principal buffers before the consumer sees them
+/// (`bufpolicy=fill|ring`). DTrace commits and discards at the moment they
+/// happen: a commit copies the speculative data into the principal buffer
+/// then, a discard throws it away, and the ID is free again. Here that is done
+/// as the commit or discard record is read, so the ID can be freed in the
+/// kernel at once; the records handed on are plain (their speculation fields
+/// cleared), and the consumer prints them as they come.
+#[derive(Debug, Default)]
+pub struct Settler {
+    specs: Speculations,
+}
+
+impl Settler {
+    /// Settles one record: `None` when it is speculative (held here until its
+    /// commit or discard, or dropped when its speculation was already drained).
+    pub fn settle(&mut self, desc: &ProgramDesc, mut record: Vec<u8>) -> Option<Settled> {
+        let header = RecordHeader::parse(&record);
+        let Some((header, epd)) = header.and_then(|h| Some((h, desc.epids.get(&h.epid)?))) else {
+            return Some(Settled {
+                record,
+                committed: Vec::new(),
+            });
+        };
+        if let Some(spec) = speculation_of(epd, &header, &record) {
+            self.specs.hold(spec, record);
+            return None;
+        }
+        let drained = drained_by(epd, &header, &record);
+        if drained.is_empty() {
+            return Some(Settled {
+                record,
+                committed: Vec::new(),
+            });
+        }
+        make_plain(epd, &mut record, false);
+        let mut committed = Vec::new();
+        for d in drained {
+            let held = self.specs.drain(d.spec);
+            if d.commit {
+                for mut r in held {
+                    if let Some(e) = RecordHeader::parse(&r).and_then(|h| desc.epids.get(&h.epid)) {
+                        make_plain(e, &mut r, true);
+                    }
+                    committed.push(r);
+                }
+            }
+        }
+        Some(Settled { record, committed })
+    }
+
+    /// IDs committed or discarded since the last call, for the caller to free
+    /// in the kernel.
+    pub fn take_freed(&mut self) -> Vec<u32> {
+        self.specs.take_freed()
+    }
+
+    /// The speculative records still held (neither committed nor discarded
+    /// yet), as they were read: the consumer takes them over, so a commit
+    /// that comes later (in END) still finds them.
+    pub fn release(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.specs.held)
+            .into_values()
+            .flatten()
+            .collect()
     }
 }
 

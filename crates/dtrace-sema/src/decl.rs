@@ -30,6 +30,9 @@ pub(crate) fn declared_name(d: &Declarator) -> Option<(&str, Span)> {
 pub(crate) struct Inline {
     pub ty: Ty,
     pub expr: ast::Expr,
+    /// The parameters of an inline written as an array (`inline fileinfo_t
+    /// fds[int fd] = ...;`), by name and type; empty for a plain inline.
+    pub params: Vec<(String, Ty)>,
 }
 
 /// A layout error, placed on the member it names when there is one.
@@ -180,7 +183,7 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
-    fn taken(&self, name: &str) -> bool {
+    pub(crate) fn taken(&self, name: &str) -> bool {
         self.globals.contains_key(name)
             || self.arrays.contains_key(name)
             || self.inlines.contains_key(name)
@@ -188,7 +191,7 @@ impl<'a> Checker<'a> {
             || crate::strfn::lookup(name).is_some()
     }
 
-    fn redeclared(name: &str, span: Span) -> Diagnostic {
+    pub(crate) fn redeclared(name: &str, span: Span) -> Diagnostic {
         Diagnostic::new(
             Tag::D_DECL_IDRED,
             span,
@@ -204,6 +207,23 @@ impl<'a> Checker<'a> {
         init: Option<&ast::Expr>,
         span: Span,
     ) -> R<()> {
+        if let Declarator::Array {
+            inner,
+            dim: ArrayDim::Assoc(keys),
+        } = decl
+        {
+            let Some(init) = init else {
+                return Err(Diagnostic::new(
+                    Tag::D_SYNTAX,
+                    span,
+                    format!("inline {name} must be given a value"),
+                ));
+            };
+            if self.taken(name) {
+                return Err(Self::redeclared(name, span));
+            }
+            return self.param_inline(name, base, inner, keys, init, span);
+        }
         let declared = self.apply_declarator(base, decl, span)?;
         let ty = self.value_ty(declared);
         let Some(init) = init else {
@@ -228,6 +248,7 @@ impl<'a> Checker<'a> {
             Inline {
                 ty,
                 expr: init.clone(),
+                params: Vec::new(),
             },
         );
         Ok(())
@@ -270,6 +291,13 @@ impl<'a> Checker<'a> {
     /// like mean this clause's), converted to the declared type.
     pub(crate) fn inline_use(&mut self, name: &str, span: Span) -> Option<R<TExpr>> {
         let inl = self.inlines.get(name)?.clone();
+        if !inl.params.is_empty() {
+            return Some(Err(Diagnostic::new(
+                Tag::D_IDENT_BADREF,
+                span,
+                format!("{name} is an inline with parameters: use {name}[ ] with its arguments"),
+            )));
+        }
         Some(self.expr(&inl.expr).and_then(|v| {
             let mut v = self.inline_value(name, inl.ty, v, span)?;
             v.span = span;

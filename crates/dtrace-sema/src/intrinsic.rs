@@ -11,6 +11,9 @@
 //! - `__dt_uword(uintptr_t addr)`: `uint64_t` — the word at `addr` in the current
 //!   process's user memory, 0 if it cannot be read (`pr_argc` is the word at
 //!   `mm->start_stack`).
+//! - `__dt_d_path(mnt, dentry)`: `string` — `d_path()`'s walk from a
+//!   `struct vfsmount *` and a `struct dentry *` (the path of a mount's root
+//!   is where it is mounted).
 //! - `__dt_curcpu()`: `unsigned long` — the address of the current CPU's
 //!   `cpuinfo_t` (CPU number, processor set -1, chip -1, NUMA node), filled in
 //!   by the call (`curcpu`).
@@ -34,7 +37,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn intrinsic(&mut self, func: &str, args: &[ast::Expr], span: Span) -> R<TExpr> {
         let allowed = self.opts.library_sources.contains(&span.source);
         let arity = match func {
-            "__dt_uargs" => 2,
+            "__dt_uargs" | "__dt_d_path" => 2,
             "__dt_uword" => 1,
             "__dt_curcpu" => 0,
             _ => usize::MAX,
@@ -62,6 +65,13 @@ impl<'a> Checker<'a> {
         let mut addrs = Vec::new();
         for a in args {
             addrs.push(Box::new(self.address_arg(func, a)?));
+        }
+        if func == "__dt_d_path" {
+            let mut it = addrs.into_iter();
+            if let (Some(mnt), Some(dentry)) = (it.next(), it.next()) {
+                return self.d_path_of(*mnt, *dentry, span);
+            }
+            return Err(Diagnostic::new(Tag::D_PROTO_LEN, span, "internal: arity"));
         }
         let mut addrs = addrs.into_iter();
         let (Some(first), second) = (addrs.next(), addrs.next()) else {

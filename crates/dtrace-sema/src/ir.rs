@@ -8,6 +8,7 @@
 //! Architecture invariant: every node here has passed sema's checks; codegen treats
 //! any inconsistency as an internal error it cannot meet on user input.
 
+pub use crate::dpath::DPathOffsets;
 use dtrace_ctypes::TypeId;
 use dtrace_syntax::Span;
 
@@ -470,6 +471,15 @@ pub enum TExprKind {
     /// `progenyof(pid)`: 1 if the current process or one of its ancestors has
     /// process ID `pid`, else 0.
     Progenyof(Box<TExpr>),
+    /// `d_path()`: the path of the dentry at address `dentry` in the mount
+    /// whose `struct vfsmount` is at `mnt`, as the kernel's `d_path()` writes
+    /// it (relative to the current process's root; "/" for a dentry with no
+    /// name above it), at most `strsize` bytes.
+    DPath {
+        mnt: Box<TExpr>,
+        dentry: Box<TExpr>,
+        offs: DPathOffsets,
+    },
     /// `stack(frames)`: the current kernel stack (type [`Ty::Stack`]), gathered
     /// into scratch memory; the value is its address.
     Stack {

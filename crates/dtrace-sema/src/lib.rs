@@ -32,6 +32,7 @@ pub use dtrace_desc::aggfunc;
 mod check;
 mod ctype;
 mod decl;
+mod dpath;
 mod elem;
 mod expr;
 /// The one printf grammar (`dtrace-desc`'s).
@@ -42,6 +43,7 @@ mod loops;
 mod memsubr;
 pub mod name;
 pub mod options;
+mod pinline;
 mod print;
 mod printf;
 pub mod probe;

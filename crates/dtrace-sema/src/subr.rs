@@ -35,6 +35,7 @@ pub(crate) fn is_subr(name: &str) -> bool {
             | "getminor"
             | "rand"
             | "progenyof"
+            | "d_path"
             | "inet_ntoa"
             | "inet_ntoa6"
             | "inet_ntop"
@@ -132,6 +133,7 @@ impl<'a> Checker<'a> {
                 let v = convert(v, self.b.int);
                 Ok(mk(TExprKind::Progenyof(Box::new(v)), self.b.int, span))
             }
+            "d_path" => self.d_path(arg(0)?, span),
             "inet_ntoa" => {
                 let p = self.expr(arg(0)?)?;
                 self.inet_ntoa(p, span)

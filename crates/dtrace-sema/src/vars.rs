@@ -568,6 +568,9 @@ impl<'a> Checker<'a> {
         span: Span,
     ) -> R<TExpr> {
         match &base.kind {
+            K::Ident(name) if self.is_param_inline(name) && !self.arrays.contains_key(name) => {
+                self.param_inline_use(name, index, span)
+            }
             K::Ident(name) if name == "args" && !self.arrays.contains_key(name) => {
                 self.args_index(index, span)
             }

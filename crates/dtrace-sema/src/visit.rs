@@ -56,6 +56,10 @@ pub fn each_child<'e>(e: &'e TExpr, f: &mut dyn FnMut(&'e TExpr)) {
             f(start);
             f(end);
         }
+        K::DPath { mnt, dentry, .. } => {
+            f(mnt);
+            f(dentry);
+        }
         K::CheckIndex { index, .. } => f(index),
         K::NotNull(p) => f(p),
         K::CopyIn { addr, size } => {

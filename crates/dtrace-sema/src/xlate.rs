@@ -51,6 +51,9 @@ pub(crate) struct Translator {
 struct Found {
     ty: XlateTo,
     input: XlateFrom,
+    /// Found through an inline with parameters (`fds[arg0]`): its name and
+    /// arguments, bound while the input is typed.
+    args: Option<(String, Vec<ast::Expr>)>,
 }
 
 /// The output type of a translation.
@@ -221,11 +224,21 @@ impl<'a> Checker<'a> {
             K::Xlate { ty, expr } => Some(Found {
                 ty: XlateTo::Written(ty.clone()),
                 input: XlateFrom::Expr((**expr).clone()),
+                args: None,
             }),
             K::Index { base, index } => {
                 let K::Ident(name) = &base.kind else {
                     return None;
                 };
+                if depth < MAX_INLINE_CHAIN
+                    && self.is_param_inline(name)
+                    && !self.arrays.contains_key(name)
+                {
+                    let inl = self.inlines.get(name)?;
+                    let mut f = self.find_xlate(&inl.expr, depth + 1)?;
+                    f.args = Some((name.clone(), index.clone()));
+                    return Some(f);
+                }
                 if name != "args" || self.arrays.contains_key(name) {
                     return None;
                 }
@@ -247,6 +260,7 @@ impl<'a> Checker<'a> {
                         native: d.native.clone(),
                         mapping: d.mapping,
                     },
+                    args: None,
                 })
             }
             K::Ident(name)
@@ -316,9 +330,13 @@ impl<'a> Checker<'a> {
     /// The translator for `xlate<ty>(input)` and the typed input.
     fn resolve_xlate(&mut self, f: &Found, span: Span) -> R<(TypeId, bool, Translator, TExpr)> {
         let (sou, ptr) = self.xlate_output(&f.ty)?;
-        let v = match &f.input {
-            XlateFrom::Expr(e) => self.expr(e)?,
-            XlateFrom::ProbeArg { native, mapping } => self.native_arg(native, *mapping, span),
+        let v = match (&f.input, &f.args) {
+            (XlateFrom::Expr(e), Some((name, index))) => {
+                let args = self.param_args(name, index, span)?;
+                self.with_params(args, |c| c.expr(e))?
+            }
+            (XlateFrom::Expr(e), None) => self.expr(e)?,
+            (XlateFrom::ProbeArg { native, mapping }, _) => self.native_arg(native, *mapping, span),
         };
         let v = self.decay(v);
         let Some(t) = self.find_translator(sou, &v.ty) else {

@@ -271,3 +271,29 @@ fn translated_pointers_and_struct_casts() {
                  BEGIN { trace(((struct other)v).ii); }";
     assert_eq!(err(other).0, Tag::D_CAST_INVAL);
 }
+
+#[test]
+fn inlines_with_parameters_stand_for_their_definition() {
+    // Arguments are converted to the parameters' types and bound in the
+    // definition, hiding any other use of the name.
+    let src = "inline int twice[int x] = x * 2; int x; \
+               BEGIN { x = 100; trace(twice[21]); }";
+    let tp = run(src).unwrap_or_else(|d| panic!("{d:?}"));
+    assert_eq!(first_trace(&tp).kind, TExprKind::Int(42));
+    // A translation through one: only the member used is evaluated.
+    let src = format!(
+        "{PAIR} inline struct pair pairs[int k] = xlate <struct pair> (k + 1); \
+         BEGIN {{ trace(pairs[20].b); }}"
+    );
+    let tp = run(&src).unwrap_or_else(|d| panic!("{d:?}"));
+    assert_eq!(first_trace(&tp).kind, TExprKind::Int(42));
+    // The number of arguments is the number of parameters.
+    let (tag, msg) = err("inline int twice[int x] = x * 2; BEGIN { trace(twice[1, 2]); }");
+    assert_eq!(tag, Tag::D_PROTO_LEN);
+    assert_eq!(
+        msg,
+        "twice[ ] prototype mismatch: 2 args passed, 1 expected"
+    );
+    // Unnamed parameters cannot be referred to.
+    assert_eq!(err("inline int f[int] = 1;").0, Tag::D_DECL_PROTO_FORM);
+}

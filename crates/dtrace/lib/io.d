@@ -15,7 +15,11 @@
  *   devinfo_t   dev_major/dev_minor of that device; dev_instance 0; dev_name
  *               and dev_statname the disk's name (e.g. "loop0"); dev_pathname
  *               "<unknown>".
- *   fileinfo_t  the block layer does not know the file: from a null pointer,
+ *   fileinfo_t  from a struct file: fi_pathname its d_path(), fi_name and
+ *               fi_dirname that path's basename and dirname, fi_offset the
+ *               file position, fi_fs the file system type, fi_mount where
+ *               its file system is mounted, fi_oflags the open flags. The
+ *               block layer does not know the file: from a null pointer,
  *               every name is "<none>", fi_offset -1 and fi_oflags 0.
  */
 
@@ -86,12 +90,23 @@ translator devinfo_t < struct request *R > {
 };
 
 translator fileinfo_t < struct file *F > {
-	fi_name = F == NULL ? "<none>" : stringof(F->f_path.dentry->d_name.name);
-	fi_dirname = "<none>";
-	fi_pathname = "<none>";
+	fi_name = F == NULL ? "<none>" : basename(d_path(&F->f_path));
+	fi_dirname = F == NULL ? "<none>" : dirname(d_path(&F->f_path));
+	fi_pathname = F == NULL ? "<none>" : d_path(&F->f_path);
 	fi_offset = F == NULL ? -1 : F->f_pos;
 	fi_fs = F == NULL ? "<none>" :
 	    stringof(F->f_path.mnt->mnt_sb->s_type->name);
-	fi_mount = "<none>";
+	fi_mount = F == NULL ? "<none>" :
+	    __dt_d_path(F->f_path.mnt, F->f_path.mnt->mnt_root);
 	fi_oflags = F == NULL ? 0 : F->f_flags;
 };
+
+/*
+ * fds[fd]: the current process's open file fd, as a fileinfo_t; a negative,
+ * too large or closed fd gives the fileinfo_t of no file, as does any fd of
+ * a task without a file table (a kernel thread).
+ */
+inline fileinfo_t fds[int fd] = xlate <fileinfo_t> (
+	fd >= 0 && curthread->files != NULL &&
+	fd < curthread->files->fdt->max_fds ?
+	curthread->files->fdt->fd[fd] : NULL);

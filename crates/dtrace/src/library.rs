@@ -123,7 +123,16 @@ fn scan_names(text: &str) -> (HashSet<String>, Vec<String>) {
         let eq = t.iter().position(|w| *w == "=");
         match t.as_slice() {
             ["inline", ..] => {
-                if let Some(name) = eq.and_then(|e| e.checked_sub(1)).and_then(|n| t.get(n)) {
+                // `inline T NAME = ...;`, or with parameters `inline T NAME[P p] = ...;`.
+                let before = &t[..eq.unwrap_or(0)];
+                let param = before
+                    .iter()
+                    .find_map(|w| w.split_once('[').map(|(n, _)| n));
+                let last = eq
+                    .and_then(|e| e.checked_sub(1))
+                    .and_then(|n| t.get(n))
+                    .copied();
+                if let Some(name) = param.or(last) {
                     names.insert(ident(name));
                 }
             }

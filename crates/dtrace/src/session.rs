@@ -294,13 +294,14 @@ impl Session {
     ) -> Result<bool, ExecError> {
         let pending = &mut self.pending;
         let held = &mut self.held;
+        let desc = self.consumer.desc();
         let mut read = false;
         self.rt
             .poll(|r| {
                 read = true;
                 match held {
                     Some(h) => {
-                        if let Some(r) = h.take(r.to_vec()) {
+                        if let Some(r) = h.take(r.to_vec(), desc) {
                             pending.push(&r);
                         }
                     }
@@ -309,6 +310,12 @@ impl Session {
             })
             .map_err(exec_error)?;
         self.busy = read;
+        // Speculations settled while buffers are held are free again at once.
+        if let Some(h) = &mut self.held {
+            for id in h.take_freed() {
+                self.rt.free_speculation(id).map_err(exec_error)?;
+            }
+        }
         if !self.stopped && self.held.is_some() {
             self.check_held()?;
         }

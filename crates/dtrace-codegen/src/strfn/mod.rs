@@ -26,6 +26,7 @@ mod regs {
 }
 mod clean;
 mod conv;
+mod dpath;
 mod inet;
 mod path;
 pub mod subr;

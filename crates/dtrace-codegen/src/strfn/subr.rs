@@ -72,6 +72,13 @@ pub enum Subr {
     Inet6 { cd: u32, lim: u32, prefix: bool },
     /// The `bpf_loop` callback of `chill()` (r2 = the deadline's address).
     ChillStep,
+    /// `dst` = `d_path()` of the vfsmount in `A[0]` and the dentry in `A[1]`;
+    /// r3 = room for the name pointers (see `dpath.rs`).
+    DPath {
+        cd: u32,
+        lim: u32,
+        offs: dtrace_sema::DPathOffsets,
+    },
 }
 
 /// The subprograms a program's clauses call, built once each.
@@ -174,6 +181,7 @@ fn build(subrs: &mut Subrs, s: Subr) -> Asm {
         Subr::CleanStep { cs, cd, lim } => super::clean::step(&mut a, cs, cd, lim),
         Subr::Inet6 { cd, lim, prefix } => super::inet::build(&mut a, cd, lim, prefix),
         Subr::ChillStep => crate::action::control::chill_step(&mut a),
+        Subr::DPath { cd, lim, offs } => super::dpath::build(&mut a, cd, lim, offs),
     }
     a.finish()
 }

@@ -298,6 +298,21 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// An array key's type, optionally naming a parameter.
+    fn key_type(&mut self) -> Result<TypeName, Diagnostic> {
+        let start = self.peek()?;
+        let (spec, any) = self.decl_specs(false)?;
+        if !any {
+            return Err(self.syntax_error(&start));
+        }
+        let decl = self.declarator(true)?;
+        Ok(TypeName {
+            spec,
+            decl,
+            span: self.span_from(start.span),
+        })
+    }
+
     /// A declarator; `named` allows (does not require) an identifier.
     pub(crate) fn declarator(&mut self, named: bool) -> Result<Declarator, Diagnostic> {
         let (ops, name) = self.decl_ops(named)?;
@@ -404,9 +419,11 @@ impl<'a> Parser<'a> {
         }
         let t = self.peek()?;
         if self.starts_type(&t) {
-            let mut keys = vec![self.type_name()?];
+            // Keys may be named: an inline's parameters (`inline fileinfo_t
+            // fds[int fd] = ...;`).
+            let mut keys = vec![self.key_type()?];
             while self.eat(P::Comma)? {
-                keys.push(self.type_name()?);
+                keys.push(self.key_type()?);
             }
             self.expect(P::RBracket)?;
             return Ok(ArrayDim::Assoc(keys));
