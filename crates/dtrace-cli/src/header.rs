@@ -2,7 +2,9 @@
 //! (`provider foo { probe bar(int); };`), with DTrace's macros:
 //! `FOO_BAR(a)` fires the probe and `FOO_BAR_ENABLED()` tells whether it is
 //! enabled. They expand to stapsdt probes, the format of `<sys/sdt.h>`: each
-//! site is a 5-byte nop (which 6.18 turns into a fast uprobe) described by a
+//! site is a one-byte nop, as in `<sys/sdt.h>` (not a 5-byte nop: Linux 6.18
+//! turns a uprobe there into a `call`, which overwrites the stack red zone
+//! of a leaf function), described by a
 //! `.note.stapsdt` note with its provider, name and argument locations, and
 //! each probe has a semaphore in `.probes` that the tracer increments while
 //! the probe is enabled. No DOF, no helper daemon: our usdt provider and any

@@ -1,12 +1,12 @@
 #ifndef _DTRACE_STAPSDT
 /*
- * One probe site: a 5-byte nop at label 990, and a stapsdt note (type 3,
+ * One probe site: a nop at label 990, and a stapsdt note (type 3,
  * owner "stapsdt") holding the site's address, the .stapsdt.base address
  * (for prelink adjustment), the semaphore's address, then the provider,
  * the probe name and the argument locations ("-8@<operand>" each).
  */
 #define _DTRACE_STAPSDT(prov, name, sem, argfmt) \
-	"990:\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n" \
+	"990:\tnop\n" \
 	"\t.pushsection .note.stapsdt,\"?\",\"note\"\n" \
 	"\t.balign 4\n" \
 	"\t.4byte 992f-991f, 994f-993f, 3\n" \

@@ -240,6 +240,27 @@ pub fn all_processes(provider: &str, module: &str, function: &str, name: &str) -
     out
 }
 
+/// `provider*:::` in process `pid` alone (see [`all_processes`]).
+pub fn one_process(
+    provider: &str,
+    pid: u32,
+    module: &str,
+    function: &str,
+    name: &str,
+) -> Vec<ProcProbe> {
+    let Ok(objects) = procmap::objects(pid) else {
+        return Vec::new();
+    };
+    let full = |p: &str| glob(provider.as_bytes(), format!("{p}{pid}").as_bytes());
+    let want = Want {
+        provider: &full,
+        module,
+        function,
+        name,
+    };
+    process_probes(pid, &objects, &want, &mut ElfCache::default())
+}
+
 /// What a USDT probe description asks for (empty fields: any).
 struct Want<'a> {
     /// Whether a provider, named as in its notes (without the pid), matches.
@@ -293,14 +314,14 @@ fn process_probes(
             if !m(function, &func) {
                 continue;
             }
-            let Some(mut offset) = elf.file_offset(n.pc) else {
+            // The site itself, even where a 5-byte nop follows it (libbpf's
+            // `nop; nop5`): Linux 6.18 turns a uprobe on a 5-byte nop into a
+            // `call`, whose return address overwrites the 8 bytes below the
+            // stack pointer, in the red zone a leaf function may keep its
+            // locals in (measured: a probed function's argument changed).
+            let Some(offset) = elf.file_offset(n.pc) else {
                 continue;
             };
-            // A `nop; nop5` site: probing the 5-byte nop lets the kernel
-            // replace the trap by a call (Linux 6.18's optimized uprobes).
-            if elf.bytes_at(n.pc, 6) == Some(&[0x90, 0x0f, 0x1f, 0x44, 0x00, 0x00][..]) {
-                offset += 1;
-            }
             let ref_ctr_offset = if n.semaphore == 0 {
                 0
             } else {
