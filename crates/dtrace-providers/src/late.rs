@@ -43,7 +43,13 @@ impl Catalog {
     /// The user-space probes `desc` matches in process `pid` now (numbered
     /// as they are first seen; probes seen before keep their IDs). Failures
     /// to read the process, or a module it does not have, match nothing.
-    pub fn late_matches(&mut self, desc: &ProbeDesc, pid: u32) -> Vec<ProbeInfo> {
+    /// Objects `none` holds are known to have no USDT probes.
+    pub fn late_matches(
+        &mut self,
+        desc: &ProbeDesc,
+        pid: u32,
+        none: &mut usdt::NoNotes,
+    ) -> Vec<ProbeInfo> {
         match self.late(desc) {
             Some(Late::Process(p)) if p == pid => self.matches_checked(desc).unwrap_or_default(),
             Some(Late::Every) => {
@@ -53,6 +59,7 @@ impl Catalog {
                     &desc.module,
                     &desc.function,
                     &desc.name,
+                    none,
                 );
                 self.register_proc(found)
             }

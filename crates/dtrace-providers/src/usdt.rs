@@ -240,17 +240,55 @@ pub fn all_processes(provider: &str, module: &str, function: &str, name: &str) -
     out
 }
 
-/// `provider*:::` in process `pid` alone (see [`all_processes`]).
+/// Object files known to have no USDT probes, each with what identifies
+/// its contents (device, inode, size, modification time), so that a file
+/// rebuilt in place is read again.
+#[derive(Debug, Default)]
+pub struct NoNotes {
+    files: std::collections::BTreeMap<std::path::PathBuf, (u64, u64, u64, i64, i64)>,
+}
+
+impl NoNotes {
+    fn identity(path: &std::path::Path) -> Option<(u64, u64, u64, i64, i64)> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some((m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()))
+    }
+
+    /// Whether `path` is known to have no USDT probes.
+    fn known(&self, path: &std::path::Path) -> bool {
+        self.files
+            .get(path)
+            .is_some_and(|id| Self::identity(path).as_ref() == Some(id))
+    }
+
+    fn insert(&mut self, path: &std::path::Path) {
+        if let Some(id) = Self::identity(path) {
+            self.files.insert(path.to_path_buf(), id);
+        }
+    }
+}
+
+/// `provider*:::` in process `pid` alone (see [`all_processes`]); objects
+/// in `none` are passed over, and those found without notes join it.
 pub fn one_process(
     provider: &str,
     pid: u32,
     module: &str,
     function: &str,
     name: &str,
+    none: &mut NoNotes,
 ) -> Vec<ProcProbe> {
-    let Ok(objects) = procmap::objects(pid) else {
+    let Ok(mut objects) = procmap::objects(pid) else {
         return Vec::new();
     };
+    objects.retain(|o| !none.known(&o.path));
+    let mut cache = ElfCache::default();
+    for o in &objects {
+        if cache.get_with(&o.path, ".note.stapsdt").is_none() {
+            none.insert(&o.path);
+        }
+    }
     let full = |p: &str| glob(provider.as_bytes(), format!("{p}{pid}").as_bytes());
     let want = Want {
         provider: &full,
@@ -258,7 +296,7 @@ pub fn one_process(
         function,
         name,
     };
-    process_probes(pid, &objects, &want, &mut ElfCache::default())
+    process_probes(pid, &objects, &want, &mut cache)
 }
 
 /// What a USDT probe description asks for (empty fields: any).

@@ -9,7 +9,10 @@
 //! program reports the process ID in a small ring buffer and stops the
 //! process with `SIGSTOP` (no ptrace), so that the session can read its new
 //! objects and attach their probes before the objects' code runs; the
-//! session then resumes it ([`RtldWatch::resume`]). Nothing runs between
+//! session then resumes it ([`RtldWatch::resume`]). Only processes
+//! watched by ID are stopped, and a guard process resumes them if dtrace
+//! dies without doing so ([`Guard`]); a watch on every process only
+//! reports. Nothing runs between
 //! those events: the watch costs nothing while no object comes or goes.
 //!
 //! The link's cookie is the distance from `_dl_debug_state` to
@@ -43,9 +46,17 @@ pub struct Rendezvous {
     pub state_delta: i64,
 }
 
-/// The program: report (and with `stop`, stop) the process when its object
-/// list is consistent. `reports` is the file descriptor of the ring buffer.
-pub fn rtld_program(reports: i32, stop: bool) -> Vec<Insn> {
+/// Whether a reporting process is stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    Never,
+    Always,
+}
+
+/// The program: report (and as `stop` says, stop) the process when its
+/// object list is consistent. `reports` is the file descriptor of the ring
+/// buffer.
+pub fn rtld_program(reports: i32, stop: Stop) -> Vec<Insn> {
     let mut p = vec![
         Insn::mov64_reg(Reg::R6, Reg::R1),
         Insn::call_helper(helper::GET_FUNC_IP),
@@ -66,11 +77,19 @@ pub fn rtld_program(reports: i32, stop: bool) -> Vec<Insn> {
     p.push(Insn::ldx_mem(Size::W, Reg::R1, Reg::FP, -8));
     outs.push(p.len());
     p.push(Insn::jmp_imm(JmpOp::Ne, Reg::R1, RT_CONSISTENT, 0));
+    // The report: the process ID, and 1 << 32 if it is stopped.
     p.extend([
         Insn::call_helper(helper::GET_CURRENT_PID_TGID),
         Insn::alu64_imm(AluOp::Rsh, Reg::R0, 32),
-        Insn::stx_mem(Size::DW, Reg::FP, Reg::R0, -16),
     ]);
+    if stop == Stop::Always {
+        p.extend([
+            Insn::mov64_imm(Reg::R1, 1),
+            Insn::alu64_imm(AluOp::Lsh, Reg::R1, 32),
+            Insn::alu64_reg(AluOp::Or, Reg::R0, Reg::R1),
+        ]);
+    }
+    p.push(Insn::stx_mem(Size::DW, Reg::FP, Reg::R0, -16));
     p.extend(Insn::ld_map_fd(Reg::R1, reports));
     p.extend([
         Insn::mov64_reg(Reg::R2, Reg::FP),
@@ -79,10 +98,12 @@ pub fn rtld_program(reports: i32, stop: bool) -> Vec<Insn> {
         Insn::mov64_imm(Reg::R4, 0),
         Insn::call_helper(helper::RINGBUF_OUTPUT),
     ]);
-    if stop {
+    if stop != Stop::Never {
         // Not reported (no room): not stopped either.
         outs.push(p.len());
         p.push(Insn::jmp_imm(JmpOp::Ne, Reg::R0, 0, 0));
+    }
+    if stop != Stop::Never {
         p.extend([
             Insn::mov64_imm(Reg::R1, libc::SIGSTOP),
             Insn::call_helper(helper::SEND_SIGNAL),
@@ -121,23 +142,100 @@ impl std::fmt::Display for RtldError {
 
 impl std::error::Error for RtldError {}
 
+/// A process that resumes (`SIGCONT`) the processes it was given once dtrace
+/// is gone, however it went (SIGKILL included), so none stays stopped: it
+/// waits for the end of a pipe only dtrace holds, in its own session (a
+/// signal to dtrace's process group does not reach it), with no other file
+/// descriptor open.
+pub struct Guard {
+    _pipe: std::os::fd::OwnedFd,
+}
+
+impl Guard {
+    /// Start guarding `pids`.
+    pub fn start(pids: &[u32]) -> Result<Guard, Errno> {
+        let pids: Vec<i32> = pids.iter().filter_map(|p| i32::try_from(*p).ok()).collect();
+        let mut fds = [0i32; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(Errno::last());
+        }
+        // SAFETY: the child only makes async-signal-safe calls (close_range,
+        // setsid, signal, read, kill, _exit) on memory prepared before fork.
+        let child = unsafe { libc::fork() };
+        if child < 0 {
+            let e = Errno::last();
+            // SAFETY: both descriptors are ours and open.
+            unsafe {
+                libc::close(fds[0]);
+                libc::close(fds[1]);
+            }
+            return Err(e);
+        }
+        if child == 0 {
+            // SAFETY: see above; the child never returns from this block.
+            unsafe {
+                let r = fds[0] as libc::c_uint;
+                if r > 0 {
+                    libc::syscall(
+                        libc::SYS_close_range,
+                        0 as libc::c_uint,
+                        r - 1,
+                        0 as libc::c_uint,
+                    );
+                }
+                libc::syscall(
+                    libc::SYS_close_range,
+                    r + 1,
+                    libc::c_uint::MAX,
+                    0 as libc::c_uint,
+                );
+                libc::setsid();
+                libc::signal(libc::SIGINT, libc::SIG_IGN);
+                libc::signal(libc::SIGHUP, libc::SIG_IGN);
+                libc::signal(libc::SIGTERM, libc::SIG_IGN);
+                let mut b = 0u8;
+                loop {
+                    let n = libc::read(fds[0], (&mut b as *mut u8).cast(), 1);
+                    if n == 0 || (n < 0 && *libc::__errno_location() != libc::EINTR) {
+                        break;
+                    }
+                }
+                for p in &pids {
+                    libc::kill(*p, libc::SIGCONT);
+                }
+                libc::_exit(0);
+            }
+        }
+        // SAFETY: the read end is ours and open; the write end becomes owned.
+        unsafe {
+            libc::close(fds[0]);
+            Ok(Guard {
+                _pipe: std::os::fd::FromRawFd::from_raw_fd(fds[1]),
+            })
+        }
+    }
+}
+
 /// The watch: links on each ld.so and the reports of stopped processes.
 /// Dropping it detaches the links and resumes every process it stopped.
 pub struct RtldWatch {
     reports: RingBuf,
     /// Reported (so stopped) and not resumed yet.
     stopped: BTreeSet<u32>,
-    /// Reporting processes are stopped.
-    stops: bool,
+    /// The program of links filtered by process (stopping every process
+    /// that reports), and of the link watching every process.
     prog: ProgFd,
+    every: ProgFd,
     links: Vec<Link>,
     _map: MapFd,
 }
 
 impl RtldWatch {
-    /// Load the program; nothing is watched until [`RtldWatch::watch`].
-    /// With `stop`, a reporting process is stopped until resumed.
-    pub fn new(sys: &SysRef, stop: bool) -> Result<RtldWatch, RtldError> {
+    /// Load the programs; nothing is watched until [`RtldWatch::watch`].
+    /// A link on one process stops it when it reports; the link on every
+    /// process stops as `every` says.
+    pub fn new(sys: &SysRef, every: Stop) -> Result<RtldWatch, RtldError> {
         let spec = MapSpec {
             name: "dt_rtld".to_string(),
             map_type: MapType::RingBuf,
@@ -147,16 +245,21 @@ impl RtldWatch {
             flags: 0,
         };
         let map = MapFd::create(sys, &spec).map_err(RtldError::Map)?;
-        let insns = rtld_program(std::os::fd::AsRawFd::as_raw_fd(&map), stop);
-        let mut pspec = ProgSpec::new(ProgType::Kprobe, "dtrace_rtld", &insns);
-        pspec.expected_attach_type = AttachType::UprobeMulti;
-        let prog = ProgFd::load_errno(sys, &pspec).map_err(RtldError::Load)?;
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&map);
+        let load = |stop| {
+            let insns = rtld_program(fd, stop);
+            let mut pspec = ProgSpec::new(ProgType::Kprobe, "dtrace_rtld", &insns);
+            pspec.expected_attach_type = AttachType::UprobeMulti;
+            ProgFd::load_errno(sys, &pspec).map_err(RtldError::Load)
+        };
+        let prog = load(Stop::Always)?;
+        let every = load(every)?;
         let reports = RingBuf::new(&map).map_err(|e| RtldError::Reader(e.to_string()))?;
         Ok(RtldWatch {
             reports,
             stopped: BTreeSet::new(),
-            stops: stop,
             prog,
+            every,
             links: Vec::new(),
             _map: map,
         })
@@ -169,8 +272,8 @@ impl RtldWatch {
             ref_ctr_offset: 0,
             cookie: r.state_delta as u64,
         };
-        let link =
-            attach_multi(&self.prog, &r.path, &[point], false, pid).map_err(RtldError::Attach)?;
+        let prog = if pid == 0 { &self.every } else { &self.prog };
+        let link = attach_multi(prog, &r.path, &[point], false, pid).map_err(RtldError::Attach)?;
         self.links.push(link);
         Ok(())
     }
@@ -180,24 +283,27 @@ impl RtldWatch {
         self.reports.epoll_fd()
     }
 
-    /// The processes that reported since the last call (each stopped, to be
-    /// resumed with [`RtldWatch::resume`]).
+    /// The processes that reported since the last call (each maybe stopped,
+    /// to be resumed with [`RtldWatch::resume`]).
     pub fn take(&mut self) -> Vec<u32> {
         let mut pids = Vec::new();
+        let mut stopped = Vec::new();
         let _ = self.reports.poll(|r| {
-            if let Some(b) = r.get(..4).and_then(|b| <[u8; 4]>::try_from(b).ok()) {
-                pids.push(u32::from_ne_bytes(b));
+            if let Some(b) = r.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+                let v = u64::from_ne_bytes(b);
+                pids.push(v as u32);
+                if v >> 32 != 0 {
+                    stopped.push(v as u32);
+                }
             }
         });
         pids.sort_unstable();
         pids.dedup();
-        if self.stops {
-            self.stopped.extend(pids.iter().copied());
-        }
+        self.stopped.extend(stopped);
         pids
     }
 
-    /// Let a reported process run on.
+    /// Let a reported process run on, if the report stopped it.
     pub fn resume(&mut self, pid: u32) {
         if self.stopped.remove(&pid) {
             send_cont(pid);
@@ -238,7 +344,7 @@ mod tests {
 
     #[test]
     fn jumps_out_land_on_the_return() {
-        let p = rtld_program(3, true);
+        let p = rtld_program(3, Stop::Always);
         let n = p.len();
         assert_eq!(p[n - 1], Insn::exit());
         let mut jumps = 0;
@@ -256,10 +362,41 @@ mod tests {
         assert_eq!(jumps, 3);
     }
 
+    fn state(pid: u32) -> Option<char> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        stat.rsplit_once(") ")?.1.chars().next()
+    }
+
+    #[test]
+    fn the_guard_resumes_its_processes_when_dropped() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("10")
+            .spawn()
+            .expect("spawn sleep");
+        let pid = child.id();
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while state(pid) != Some('T') && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(state(pid), Some('T'));
+        let guard = Guard::start(&[pid]).expect("guard");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert_eq!(state(pid), Some('T'), "held while the guard's pipe is open");
+        drop(guard);
+        while state(pid) == Some('T') && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_ne!(state(pid), Some('T'));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
     #[test]
     fn stops_only_after_reporting() {
-        assert!(!rtld_program(3, false).contains(&Insn::call_helper(helper::SEND_SIGNAL)));
-        let p = rtld_program(3, true);
+        assert!(!rtld_program(3, Stop::Never).contains(&Insn::call_helper(helper::SEND_SIGNAL)));
+        let p = rtld_program(3, Stop::Always);
         let report = p
             .iter()
             .position(|i| *i == Insn::call_helper(helper::RINGBUF_OUTPUT));

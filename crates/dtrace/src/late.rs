@@ -8,10 +8,11 @@
 //!   uprobe programs even if it matches nothing yet (`-Z`), with spare rows
 //!   in their probe tables and in `dt_probes` ([`dtrace_codegen::late`]).
 //! - **Watch:** a uprobe on ld.so's rendezvous ([`dtrace_sys::rtld`])
-//!   reports each process whose object list became consistent: a target, or,
-//!   for a provider glob, any process as it starts or loads objects. It is
-//!   stopped there until its new probes are attached (a dtrace killed by
-//!   SIGKILL in between leaves it stopped; any other exit resumes it).
+//!   reports each process whose object list became consistent: a process
+//!   the descriptions name, stopped there until its new probes are attached
+//!   (a guard process resumes it if dtrace dies first), or, for a provider
+//!   glob, any process as it starts or loads objects (not stopped: its first
+//!   firings may be missed).
 //! - **Re-match:** the descriptions are matched again in that process; each
 //!   probe new to a program gets a row (probe, clauses, argument layout), its
 //!   names, and a uprobe_multi link per object. Then the process resumes.
@@ -25,7 +26,7 @@ use dtrace_providers::late::{late_kinds, Late};
 use dtrace_providers::procmap::UprobeSite;
 use dtrace_providers::{Catalog, ProbeDesc};
 use dtrace_sema::{ProbeInfo, ProbeKind};
-use dtrace_sys::rtld::RtldWatch;
+use dtrace_sys::rtld::{Guard, RtldWatch, Stop};
 
 /// The clauses (by index) that may gain probes, with their descriptions.
 #[derive(Debug, Clone, Default)]
@@ -98,6 +99,11 @@ pub(crate) struct LateProbes {
     watch: Option<RtldWatch>,
     /// Probes that could not be enabled are reported once.
     warned: BTreeSet<u32>,
+    /// Resumes the watched processes should dtrace die holding them.
+    guard: Option<Guard>,
+    /// Objects known to have no USDT probes (a provider glob over every
+    /// process looks at each process that starts).
+    no_notes: dtrace_providers::usdt::NoNotes,
 }
 
 impl LateProbes {
@@ -134,6 +140,8 @@ impl LateProbes {
             index,
             watch: None,
             warned: BTreeSet::new(),
+            guard: None,
+            no_notes: Default::default(),
         }
     }
 
@@ -150,20 +158,25 @@ impl LateProbes {
                 Late::Every => every = true,
             }
         }
-        // Every reporting process is stopped, also one merely starting while
-        // a provider glob is watched: else a short-lived one would be gone
-        // before its probes were attached. It runs on as soon as they are.
-        let mut watch = RtldWatch::new(sys, true).map_err(|e| e.to_string())?;
+        // A process watched by ID is stopped when it reports, until its new
+        // probes are attached (a guard resumes it should dtrace die first).
+        // One merely starting or loading objects while every process is
+        // watched is not (it is not ours): its first firings may be missed.
+        let stop = Stop::Never;
+        let mut watch = RtldWatch::new(sys, stop).map_err(|e| e.to_string())?;
         if every {
             if let Some(r) = dtrace_providers::procmap::rendezvous(std::process::id()) {
                 watch.watch(&r, 0).map_err(|e| e.to_string())?;
             }
-        } else {
-            for pid in pids {
-                if let Some(r) = dtrace_providers::procmap::rendezvous(pid) {
-                    // A process gone already gains nothing.
-                    let _ = watch.watch(&r, pid);
-                }
+        }
+        if !pids.is_empty() {
+            let ids: Vec<u32> = pids.iter().copied().collect();
+            self.guard = Some(Guard::start(&ids).map_err(|e| e.to_string())?);
+        }
+        for pid in pids {
+            if let Some(r) = dtrace_providers::procmap::rendezvous(pid) {
+                // A process gone already gains nothing.
+                let _ = watch.watch(&r, pid);
             }
         }
         self.watch = Some(watch);
@@ -203,7 +216,7 @@ impl LateProbes {
         // Probe -> (probe, the clauses it runs).
         let mut new: BTreeMap<u32, (ProbeInfo, Vec<usize>)> = BTreeMap::new();
         for (ci, desc, _) in &self.plan.descs {
-            for p in self.catalog.late_matches(desc, pid) {
+            for p in self.catalog.late_matches(desc, pid, &mut self.no_notes) {
                 let ProbeKind::Uprobe { ret } = p.kind else {
                     continue;
                 };

@@ -1,6 +1,7 @@
 /* Loads ./liblate.so once tracing has started (argv[1] milliseconds later,
  * so that a probe description naming it matched nothing at first), calls
- * its work() with 1..5 and prints the sum of the results on stderr. */
+ * its work() with 1..5 (argv[2] milliseconds apart) and prints the sum of
+ * the results on stderr. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,10 @@ int main(int argc, char **argv)
 	}
 	int (*work)(int) = (int (*)(int))dlsym(h, "work");
 	int sum = 0;
-	for (int i = 1; i <= 5; i++)
+	for (int i = 1; i <= 5; i++) {
+		usleep(argc > 2 ? atoi(argv[2]) * 1000 : 0);
 		sum += work(i);
+	}
 	fprintf(stderr, "sum %d\n", sum);
 	dlclose(h);
 	return 0;
