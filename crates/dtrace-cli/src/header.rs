@@ -107,8 +107,9 @@ pub fn generate(path: &str, defs: &[ProviderDef]) -> String {
             let m = macro_name(&p.name, &probe.name);
             let sem = semaphore(&p.name, &probe.name);
             let params: Vec<String> = (0..probe.args.len()).map(|i| format!("arg{i}")).collect();
+            // Each argument is a `long`: `-8@` on LP64, `-4@` on ILP32.
             let fmt: Vec<String> = (0..probe.args.len())
-                .map(|i| format!("-8@%[_a{i}]"))
+                .map(|i| format!("_DTRACE_ARGSZ \"@%[_a{i}]\""))
                 .collect();
             let ops: Vec<String> = (0..probe.args.len())
                 .map(|i| format!("[_a{i}] \"nor\" ((long)(arg{i}))"))
@@ -122,11 +123,11 @@ pub fn generate(path: &str, defs: &[ProviderDef]) -> String {
                 ));
             }
             h.push_str(&format!(
-                "#define\t{m}({}) \\\n\tdo {{ \\\n\t\t__asm__ __volatile__ (_DTRACE_STAPSDT(\"{}\", \"{}\", {sem}, \"{}\") \\\n\t\t    :: {}); \\\n\t}} while (0)\n",
+                "#define\t{m}({}) \\\n\tdo {{ \\\n\t\t__asm__ __volatile__ (_DTRACE_STAPSDT(\"{}\", \"{}\", {sem}, \"\" {}) \\\n\t\t    :: {}); \\\n\t}} while (0)\n",
                 params.join(", "),
                 p.name,
                 probe.name,
-                fmt.join(" "),
+                fmt.join(" \" \" "),
                 ops.join(", ")
             ));
             h.push_str(&format!(
