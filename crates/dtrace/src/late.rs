@@ -241,10 +241,10 @@ impl LateProbes {
                     consumer.add_probe(
                         id,
                         dtrace_codegen::desc::ProbeName {
-                            provider: p.provider.clone(),
-                            module: p.module.clone(),
-                            function: p.function.clone(),
-                            name: p.name.clone(),
+                            provider: p.provider.to_string(),
+                            module: p.module.to_string(),
+                            function: p.function.to_string(),
+                            name: p.name.to_string(),
                         },
                     );
                     attach.entry(prog).or_default().extend(sites);
