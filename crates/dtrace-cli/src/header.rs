@@ -2,7 +2,9 @@
 //! (`provider foo { probe bar(int); };`), with DTrace's macros:
 //! `FOO_BAR(a)` fires the probe and `FOO_BAR_ENABLED()` tells whether it is
 //! enabled. They expand to stapsdt probes, the format of `<sys/sdt.h>`: each
-//! site is a 5-byte nop (which 6.18 turns into a fast uprobe) described by a
+//! site is a one-byte nop, as in `<sys/sdt.h>` (not a 5-byte nop: Linux 6.18
+//! turns a uprobe there into a `call`, which overwrites the stack red zone
+//! of a leaf function), described by a
 //! `.note.stapsdt` note with its provider, name and argument locations, and
 //! each probe has a semaphore in `.probes` that the tracer increments while
 //! the probe is enabled. No DOF, no helper daemon: our usdt provider and any
@@ -105,8 +107,9 @@ pub fn generate(path: &str, defs: &[ProviderDef]) -> String {
             let m = macro_name(&p.name, &probe.name);
             let sem = semaphore(&p.name, &probe.name);
             let params: Vec<String> = (0..probe.args.len()).map(|i| format!("arg{i}")).collect();
+            // Each argument is a `long`: `-8@` on LP64, `-4@` on ILP32.
             let fmt: Vec<String> = (0..probe.args.len())
-                .map(|i| format!("-8@%[_a{i}]"))
+                .map(|i| format!("_DTRACE_ARGSZ \"@%[_a{i}]\""))
                 .collect();
             let ops: Vec<String> = (0..probe.args.len())
                 .map(|i| format!("[_a{i}] \"nor\" ((long)(arg{i}))"))
@@ -120,11 +123,11 @@ pub fn generate(path: &str, defs: &[ProviderDef]) -> String {
                 ));
             }
             h.push_str(&format!(
-                "#define\t{m}({}) \\\n\tdo {{ \\\n\t\t__asm__ __volatile__ (_DTRACE_STAPSDT(\"{}\", \"{}\", {sem}, \"{}\") \\\n\t\t    :: {}); \\\n\t}} while (0)\n",
+                "#define\t{m}({}) \\\n\tdo {{ \\\n\t\t__asm__ __volatile__ (_DTRACE_STAPSDT(\"{}\", \"{}\", {sem}, \"\" {}) \\\n\t\t    :: {}); \\\n\t}} while (0)\n",
                 params.join(", "),
                 p.name,
                 probe.name,
-                fmt.join(" "),
+                fmt.join(" \" \" "),
                 ops.join(", ")
             ));
             h.push_str(&format!(

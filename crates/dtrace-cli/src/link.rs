@@ -4,7 +4,9 @@
 //! and no DOF: the output is an ELF relocatable object that defines every
 //! probe's semaphore (`provider_probe_semaphore`, 2 bytes in `.probes`,
 //! hidden), so the probes' is-enabled tests have their counters in the
-//! program. The input objects are checked to be readable.
+//! program. The input objects are checked to be ELF objects of one class:
+//! the data model is `-32`/`-64`, or else that of the first object, and the
+//! output object is of that class (i386 or x86-64).
 
 use crate::args::{Args, SourceArg};
 use crate::provider::semaphore;
@@ -27,12 +29,29 @@ pub fn run(args: &Args, objects: &[String]) -> Result<i32, Fail> {
             _ => "d.out".to_string(),
         },
     };
+    let mut wide = args.data_model.map(|m| m == crate::args::DataModel::Lp64);
     for o in objects {
-        if let Err(e) = std::fs::metadata(o) {
-            return Err(Fail::error(format!(
-                "dtrace: failed to open {o}: {}",
-                dtrace_sys::proc::strerror(&e)
-            )));
+        let class = match elf_class(o) {
+            Ok(c) => c,
+            Err(e) => {
+                return Err(Fail::error(format!(
+                    "dtrace: failed to open {o}: {}",
+                    dtrace_sys::proc::strerror(&e)
+                )))
+            }
+        };
+        let script = match args.sources.as_slice() {
+            [SourceArg::Script(path), ..] => path.as_str(),
+            _ => "",
+        };
+        let failed =
+            |why: String| Fail::error(format!("dtrace: failed to link script {script}: {why}"));
+        match (class, wide) {
+            (None, _) => return Err(failed(format!("file {o} is not an ELF file"))),
+            (Some(c), Some(w)) if c != w => {
+                return Err(failed(format!("incorrect ELF class for object file: {o}")))
+            }
+            (Some(c), _) => wide = Some(c),
         }
     }
     let defs = crate::header::read_providers(args)?;
@@ -40,13 +59,28 @@ pub fn run(args: &Args, objects: &[String]) -> Result<i32, Fail> {
         .iter()
         .flat_map(|p| p.probes.iter().map(move |q| semaphore(&p.name, &q.name)))
         .collect();
-    std::fs::write(&out, object(&sems)).map_err(|e| {
+    std::fs::write(&out, object(&sems, wide.unwrap_or(true))).map_err(|e| {
         Fail::error(format!(
             "dtrace: failed to link script: failed to write {out}: {}",
             dtrace_sys::proc::strerror(&e)
         ))
     })?;
     Ok(0)
+}
+
+/// Whether file `path` is a 64-bit ELF object (None: not ELF).
+fn elf_class(path: &str) -> std::io::Result<Option<bool>> {
+    use std::io::Read;
+    let mut head = [0u8; 5];
+    let mut f = std::fs::File::open(path)?;
+    if f.read(&mut head)? < 5 || head[..4] != [0x7f, b'E', b'L', b'F'] {
+        return Ok(None);
+    }
+    Ok(match head[4] {
+        1 => Some(false),
+        2 => Some(true),
+        _ => None,
+    })
 }
 
 const SHT_PROGBITS: u32 = 1;
@@ -60,9 +94,10 @@ const STT_OBJECT: u8 = 1;
 const STT_SECTION: u8 = 3;
 const STV_HIDDEN: u8 = 2;
 
-/// An x86-64 ELF relocatable object defining `sems` as 2-byte zeroed
-/// objects in `.probes`.
-pub fn object(sems: &[String]) -> Vec<u8> {
+/// An ELF relocatable object (x86-64 if `wide`, else i386) defining `sems`
+/// as 2-byte zeroed objects in `.probes`.
+pub fn object(sems: &[String], wide: bool) -> Vec<u8> {
+    let e = Elf { wide };
     // Sections: 0 null, 1 .probes, 2 .note.GNU-stack, 3 .symtab, 4 .strtab, 5 .shstrtab.
     let mut shstr = vec![0u8];
     let name = |s: &str, tab: &mut Vec<u8>| -> u32 {
@@ -78,12 +113,12 @@ pub fn object(sems: &[String]) -> Vec<u8> {
     let n_shstr = name(".shstrtab", &mut shstr);
 
     let mut strtab = vec![0u8];
-    let mut syms = vec![0u8; 24]; // the null symbol
-                                  // The section symbol of .probes.
-    syms.extend(sym(0, STB_LOCAL << 4 | STT_SECTION, 0, 1, 0, 0));
+    let mut syms = vec![0u8; e.sym_size()]; // the null symbol
+                                            // The section symbol of .probes.
+    syms.extend(e.sym(0, STB_LOCAL << 4 | STT_SECTION, 0, 1, 0, 0));
     for (i, s) in sems.iter().enumerate() {
         let n = name(s, &mut strtab);
-        syms.extend(sym(
+        syms.extend(e.sym(
             n,
             STB_GLOBAL << 4 | STT_OBJECT,
             STV_HIDDEN,
@@ -94,7 +129,8 @@ pub fn object(sems: &[String]) -> Vec<u8> {
     }
     let probes = vec![0u8; 2 * sems.len()];
 
-    let mut f = vec![0u8; 64];
+    let ehsize = if wide { 64 } else { 52 };
+    let mut f = vec![0u8; ehsize];
     let place = |f: &mut Vec<u8>, data: &[u8], align: usize| -> u64 {
         while f.len() % align != 0 {
             f.push(0);
@@ -111,8 +147,8 @@ pub fn object(sems: &[String]) -> Vec<u8> {
         f.push(0);
     }
     let shoff = f.len() as u64;
-    let mut sh = vec![0u8; 64];
-    sh.extend(shdr(
+    let mut sh = vec![0u8; e.shdr_size()];
+    sh.extend(e.shdr(
         n_probes,
         SHT_PROGBITS,
         SHF_WRITE | SHF_ALLOC,
@@ -123,8 +159,8 @@ pub fn object(sems: &[String]) -> Vec<u8> {
         2,
         0,
     ));
-    sh.extend(shdr(n_stack, SHT_PROGBITS, 0, o_probes, 0, 0, 0, 1, 0));
-    sh.extend(shdr(
+    sh.extend(e.shdr(n_stack, SHT_PROGBITS, 0, o_probes, 0, 0, 0, 1, 0));
+    sh.extend(e.shdr(
         n_symtab,
         SHT_SYMTAB,
         0,
@@ -133,9 +169,9 @@ pub fn object(sems: &[String]) -> Vec<u8> {
         4,
         2,
         8,
-        24,
+        e.sym_size() as u64,
     ));
-    sh.extend(shdr(
+    sh.extend(e.shdr(
         n_strtab,
         SHT_STRTAB,
         0,
@@ -146,7 +182,7 @@ pub fn object(sems: &[String]) -> Vec<u8> {
         1,
         0,
     ));
-    sh.extend(shdr(
+    sh.extend(e.shdr(
         n_shstr,
         SHT_STRTAB,
         0,
@@ -160,24 +196,99 @@ pub fn object(sems: &[String]) -> Vec<u8> {
     f.extend(sh);
 
     // The ELF header.
-    let mut h = Vec::with_capacity(64);
-    h.extend_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, 0]);
+    let word = |h: &mut Vec<u8>, v: u64| e.word(h, v);
+    let mut h = Vec::with_capacity(ehsize);
+    h.extend_from_slice(&[0x7f, b'E', b'L', b'F', if wide { 2 } else { 1 }, 1, 1, 0]);
     h.extend_from_slice(&[0; 8]);
     h.extend_from_slice(&1u16.to_le_bytes()); // ET_REL
-    h.extend_from_slice(&62u16.to_le_bytes()); // EM_X86_64
+    let machine: u16 = if wide { 62 } else { 3 }; // EM_X86_64, EM_386
+    h.extend_from_slice(&machine.to_le_bytes());
     h.extend_from_slice(&1u32.to_le_bytes());
-    h.extend_from_slice(&0u64.to_le_bytes()); // entry
-    h.extend_from_slice(&0u64.to_le_bytes()); // phoff
-    h.extend_from_slice(&shoff.to_le_bytes());
+    word(&mut h, 0); // entry
+    word(&mut h, 0); // phoff
+    word(&mut h, shoff);
     h.extend_from_slice(&0u32.to_le_bytes()); // flags
-    h.extend_from_slice(&64u16.to_le_bytes()); // ehsize
+    h.extend_from_slice(&(ehsize as u16).to_le_bytes()); // ehsize
     h.extend_from_slice(&0u16.to_le_bytes()); // phentsize
     h.extend_from_slice(&0u16.to_le_bytes()); // phnum
-    h.extend_from_slice(&64u16.to_le_bytes()); // shentsize
+    h.extend_from_slice(&(e.shdr_size() as u16).to_le_bytes()); // shentsize
     h.extend_from_slice(&6u16.to_le_bytes()); // shnum
     h.extend_from_slice(&5u16.to_le_bytes()); // shstrndx
-    f[..64].copy_from_slice(&h);
+    f[..ehsize].copy_from_slice(&h);
     f
+}
+
+/// The layout of one ELF class.
+struct Elf {
+    wide: bool,
+}
+
+impl Elf {
+    fn sym_size(&self) -> usize {
+        if self.wide {
+            24
+        } else {
+            16
+        }
+    }
+
+    fn shdr_size(&self) -> usize {
+        if self.wide {
+            64
+        } else {
+            40
+        }
+    }
+
+    /// An address or size: 8 bytes, or 4.
+    fn word(&self, v: &mut Vec<u8>, x: u64) {
+        if self.wide {
+            v.extend_from_slice(&x.to_le_bytes());
+        } else {
+            v.extend_from_slice(&(x as u32).to_le_bytes());
+        }
+    }
+
+    fn sym(&self, name: u32, info: u8, other: u8, shndx: u16, value: u64, size: u64) -> Vec<u8> {
+        if self.wide {
+            return sym(name, info, other, shndx, value, size);
+        }
+        let mut v = Vec::with_capacity(16);
+        v.extend_from_slice(&name.to_le_bytes());
+        v.extend_from_slice(&(value as u32).to_le_bytes());
+        v.extend_from_slice(&(size as u32).to_le_bytes());
+        v.push(info);
+        v.push(other);
+        v.extend_from_slice(&shndx.to_le_bytes());
+        v
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn shdr(
+        &self,
+        name: u32,
+        ty: u32,
+        flags: u64,
+        off: u64,
+        size: u64,
+        link: u32,
+        info: u32,
+        align: u64,
+        entsize: u64,
+    ) -> Vec<u8> {
+        let mut v = Vec::with_capacity(self.shdr_size());
+        v.extend_from_slice(&name.to_le_bytes());
+        v.extend_from_slice(&ty.to_le_bytes());
+        self.word(&mut v, flags);
+        self.word(&mut v, 0); // addr
+        self.word(&mut v, off);
+        self.word(&mut v, size);
+        v.extend_from_slice(&link.to_le_bytes());
+        v.extend_from_slice(&info.to_le_bytes());
+        self.word(&mut v, align);
+        self.word(&mut v, entsize);
+        v
+    }
 }
 
 fn sym(name: u32, info: u8, other: u8, shndx: u16, value: u64, size: u64) -> Vec<u8> {
@@ -188,31 +299,5 @@ fn sym(name: u32, info: u8, other: u8, shndx: u16, value: u64, size: u64) -> Vec
     v.extend_from_slice(&shndx.to_le_bytes());
     v.extend_from_slice(&value.to_le_bytes());
     v.extend_from_slice(&size.to_le_bytes());
-    v
-}
-
-#[allow(clippy::too_many_arguments)]
-fn shdr(
-    name: u32,
-    ty: u32,
-    flags: u64,
-    off: u64,
-    size: u64,
-    link: u32,
-    info: u32,
-    align: u64,
-    entsize: u64,
-) -> Vec<u8> {
-    let mut v = Vec::with_capacity(64);
-    v.extend_from_slice(&name.to_le_bytes());
-    v.extend_from_slice(&ty.to_le_bytes());
-    v.extend_from_slice(&flags.to_le_bytes());
-    v.extend_from_slice(&0u64.to_le_bytes()); // addr
-    v.extend_from_slice(&off.to_le_bytes());
-    v.extend_from_slice(&size.to_le_bytes());
-    v.extend_from_slice(&link.to_le_bytes());
-    v.extend_from_slice(&info.to_le_bytes());
-    v.extend_from_slice(&align.to_le_bytes());
-    v.extend_from_slice(&entsize.to_le_bytes());
     v
 }

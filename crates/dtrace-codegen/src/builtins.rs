@@ -161,7 +161,9 @@ impl<'a> Gen<'a> {
         let vals: Vec<String> = self.probes.iter().map(pick).collect();
         let first = vals.first().cloned().unwrap_or_default();
         let want = str_cap(ty);
-        if vals.iter().all(|v| *v == first) || self.l.probeinfo.is_none() {
+        // A clause that may gain probes while tracing looks its names up.
+        let late = self.l.late_clauses.contains(&self.epid.wrapping_sub(1));
+        if (vals.iter().all(|v| *v == first) && !late) || self.l.probeinfo.is_none() {
             // A literal of capacity round8(len+1) <= want; widen it for readers.
             // Like every string, at most strsize bytes.
             let mut bytes = first.into_bytes();

@@ -182,6 +182,10 @@ pub struct Layout {
     /// by {pid_tgid, lock}: {first contention_begin's time, flags}. Only when
     /// a probe reads them.
     pub lockwait: Option<usize>,
+    /// The probe-name table's spare entries, when probes may join while
+    /// tracing, and the clauses (by `index`) that may gain them.
+    pub late_names: Option<crate::late::ProbeNames>,
+    pub late_clauses: std::collections::BTreeSet<u32>,
 }
 
 /// Lock waits tracked at once (threads contending at the same moment).
@@ -191,7 +195,12 @@ pub const LOCKWAIT_ENTRIES: u32 = 10240;
 const SPILL_SLOTS: u32 = 32;
 
 impl Layout {
-    pub fn new(tp: &TypedProgram, probes: &[Vec<ProbeInfo>], opts: &CompileOptions) -> Layout {
+    pub fn new(
+        tp: &TypedProgram,
+        probes: &[Vec<ProbeInfo>],
+        opts: &CompileOptions,
+        late: &crate::late::LateUprobes,
+    ) -> Layout {
         let str_cap = opts.str_cap();
         let mut maps = Vec::new();
         let mut add = |m: MapSpec| {
@@ -395,11 +404,21 @@ impl Layout {
                 caps[k] = caps[k].max(round8(s.len() as u32 + 1).min(str_cap));
             }
         }
-        let probeinfo = if all.is_empty() {
+        let spare = if late.any() {
+            for c in &mut caps {
+                *c = (*c).max(crate::late::LATE_NAME_CAP.min(str_cap));
+            }
+            crate::late::LATE_ROWS
+        } else {
+            0
+        };
+        let mut late_names = None;
+        let probeinfo = if all.is_empty() && spare == 0 {
             None
         } else {
             let vs: u32 = caps.iter().sum();
-            let mut m = MapSpec::new("dt_probes", MapKind::Array, 4, vs, all.len() as u32);
+            let capacity = all.len() as u32 + spare;
+            let mut m = MapSpec::new("dt_probes", MapKind::Array, 4, vs, capacity);
             for (id, p) in &all {
                 let mut v = Vec::new();
                 for (k, s) in [&p.provider, &p.module, &p.function, &p.name]
@@ -420,8 +439,23 @@ impl Layout {
             }
             // Not frozen: see the syscall tables in link.rs.
             m.flags = crate::BPF_F_RDONLY_PROG;
-            Some(add(m))
+            let map = add(m);
+            if spare > 0 {
+                late_names = Some(crate::late::ProbeNames {
+                    map,
+                    caps,
+                    used: all.len() as u32,
+                    capacity,
+                    strsize: opts.strsize,
+                });
+            }
+            Some(map)
         };
+        let late_clauses = late
+            .clauses
+            .iter()
+            .filter_map(|c| tp.clauses.get(c.clause).map(|tc| tc.index))
+            .collect();
         // dctx fixed areas.
         let mut off = D_CLAUSE_VARS;
         let mut clause_var_offs = Vec::new();
@@ -497,6 +531,8 @@ impl Layout {
             str_cap,
             only_cpu: opts.only_cpu,
             lockwait,
+            late_names,
+            late_clauses,
         };
         l.strtab_bytes.resize(l.zero_size as usize, 0);
         l.null_off = l.zero_size;

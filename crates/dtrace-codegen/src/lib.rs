@@ -52,6 +52,7 @@ mod error;
 mod expr;
 mod fuse;
 mod gen;
+pub mod late;
 pub mod layout;
 mod link;
 mod loops;
@@ -69,7 +70,7 @@ mod xlate;
 
 pub use asm::{MapReloc, RelocKind};
 pub use dtrace_sema::{CompileOptions, KernelOffsets};
-pub use link::{compile, disassemble};
+pub use link::{compile, compile_with, disassemble};
 /// x86_64 `struct pt_regs` offsets, for providers describing user-space arguments.
 pub use trampoline::uprobe::regs as uprobe_regs;
 
@@ -248,6 +249,9 @@ pub struct BpfProgram {
     /// function by, written by the marker uprobes at the functions' return
     /// sites and read (and deleted) by the trampoline for `arg0`.
     pub retoff_map: Option<usize>,
+    /// [`Attach::Uprobe`] with clauses that may gain probes while tracing:
+    /// the table's spare rows (see [`late`]).
+    pub late: Option<late::UprobeRows>,
 }
 
 /// The output of code generation.
@@ -270,6 +274,8 @@ pub struct CompiledProgram {
     /// One-entry array: state word (u64 @0, see [`layout::STATE_ACTIVE`]), realtime
     /// minus monotonic offset (u64 @8), then global variables.
     pub globals_map: usize,
+    /// The probe-name table, when probes may join while tracing (see [`late`]).
+    pub probe_names: Option<late::ProbeNames>,
     /// Per clause (by index), the variables it uses, for `-S`.
     pub var_tables: Vec<Vec<vartab::VarRow>>,
 }

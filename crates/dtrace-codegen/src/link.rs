@@ -5,6 +5,7 @@
 use crate::asm::{Asm, FuncId, MapReloc};
 use crate::clause::gen_clause;
 use crate::desc::{EpidDesc, ProbeName, ProgramDesc};
+use crate::late::LateUprobes;
 use crate::layout::{round8, Layout};
 use crate::record::RecordPlan;
 use crate::strfn::subr::{Subrs, SUBR_BASE};
@@ -107,7 +108,18 @@ pub fn compile(
     probes: &[Vec<ProbeInfo>],
     opts: &CompileOptions,
 ) -> CompiledProgram {
-    let mut l = Layout::new(tp, probes, opts);
+    compile_with(tp, probes, opts, &LateUprobes::default())
+}
+
+/// [`compile`], with clauses that may gain user-space probes while tracing
+/// (see [`crate::late`]).
+pub fn compile_with(
+    tp: &TypedProgram,
+    probes: &[Vec<ProbeInfo>],
+    opts: &CompileOptions,
+    late: &LateUprobes,
+) -> CompiledProgram {
+    let mut l = Layout::new(tp, probes, opts, late);
     // Clauses per group, in program order, with the probes they have there.
     let mut groups: BTreeMap<Group, Vec<(usize, Vec<ProbeInfo>)>> = BTreeMap::new();
     let mut error_clauses = Vec::new();
@@ -135,6 +147,18 @@ pub fn compile(
             groups.entry(g).or_default().push((ci, v));
         }
     }
+    // A clause that may gain user-space probes is in the uprobe programs
+    // (in program order) even before any of its probes exists.
+    for c in &late.clauses {
+        for (ret, wanted) in [(false, c.entry), (true, c.ret)] {
+            let members = groups.entry(Group::Uprobe(ret)).or_default();
+            if wanted && !members.iter().any(|(ci, _)| *ci == c.clause) {
+                let at = members.partition_point(|(ci, _)| *ci < c.clause);
+                members.insert(at, (c.clause, Vec::new()));
+            }
+        }
+    }
+    groups.retain(|_, members| !members.is_empty());
     let error_ids = error_probe
         .as_ref()
         .map(|p| (p.id, l.probe_index.get(&p.id).copied().unwrap_or(0)));
@@ -201,6 +225,7 @@ pub fn compile(
         let probe_id = first.as_ref().map(|p| p.id).unwrap_or(0);
         let index = l.probe_index.get(&probe_id).copied().unwrap_or(0);
         let mut uprobes = Vec::new();
+        let mut late_rows = None;
         let mut retoff_map = None;
         let (name, prog_type, attach, main) = match g {
             Group::Begin => (
@@ -270,8 +295,17 @@ pub fn compile(
                 )
             }
             Group::Uprobe(ret) => {
-                let t = uprobe_table(&mut l, *ret, members);
-                uprobes = t.probes;
+                let (t, served) = crate::late::uprobe_table(&mut l, *ret, members, late);
+                uprobes = served;
+                late_rows = (t.capacity > t.used).then(|| t.clone());
+                let described = late_rows.as_ref().map(|r| {
+                    // The registers are copied to the temporaries' area.
+                    tmp_max = tmp_max.max(8 * trampoline::uprobe::PT_REGS_WORDS as u32);
+                    trampoline::uprobe::Described {
+                        at: r.args_at as i16,
+                        regs: l.tmp_area,
+                    }
+                });
                 if *ret {
                     l.maps.push(MapSpec::new(
                         "dt_retoff",
@@ -290,10 +324,11 @@ pub fn compile(
                         &l,
                         &trampoline::uprobe::Table {
                             map: t.map,
-                            n: uprobes.len() as u32,
-                            spec_at: t.spec_at,
+                            n: t.capacity,
+                            spec_at: t.spec_at as i16,
                             specs: &t.specs,
                             retoff: retoff_map,
+                            described,
                         },
                         args_mask,
                         &d,
@@ -371,6 +406,7 @@ pub fn compile(
         let mut prog = link(name, prog_type, attach, funcs, tp);
         prog.uprobes = uprobes;
         prog.retoff_map = retoff_map;
+        prog.late = late_rows;
         programs.push(prog);
     }
     // lockstat's contention probes read the waits a companion program on
@@ -394,6 +430,7 @@ pub fn compile(
         agg_maps: l.agg_maps.clone(),
         agg_groups: l.agg_groups.clone(),
         globals_map: l.globals,
+        probe_names: l.late_names.clone(),
         maps: l.maps,
         programs,
     }
@@ -572,84 +609,12 @@ fn link(
         loop_ranges,
         uprobes: Vec::new(),
         retoff_map: None,
+        late: None,
     }
 }
 
 /// Threads whose last return offset the `dt_retoff` map holds at once.
 const RETOFF_THREADS: u32 = 16384;
-
-/// The table of a uprobe program (see `trampoline::uprobe`).
-struct UprobeTable {
-    map: usize,
-    /// Probe ID and argument layout by cookie.
-    probes: Vec<(u32, u16)>,
-    /// Byte offset of the spec id in an entry.
-    spec_at: i16,
-    /// Distinct argument layouts, by spec id.
-    specs: Vec<Vec<dtrace_sema::RecordField>>,
-}
-
-/// Cookie -> {probe id, probe index, clause mask words, spec id}: one cookie
-/// per argument layout of each probe.
-fn uprobe_table(l: &mut Layout, ret: bool, members: &[(usize, Vec<ProbeInfo>)]) -> UprobeTable {
-    let words = members.len().div_ceil(32).max(1);
-    let spec_at = 8 + 4 * words;
-    let vsize = round8(spec_at as u32 + 4);
-    // (probe id, layout) -> clause mask, spec id
-    let mut probes: Vec<((u32, u16), Vec<u32>, usize)> = Vec::new();
-    let mut specs: Vec<Vec<dtrace_sema::RecordField>> = Vec::new();
-    for (k, (_, ps)) in members.iter().enumerate() {
-        for p in ps {
-            let n = p.args.len();
-            let layouts: Vec<&[dtrace_sema::RecordField]> = if n == 0 || p.fields.is_empty() {
-                vec![&[]]
-            } else {
-                p.fields.chunks(n).collect()
-            };
-            for (j, fields) in layouts.into_iter().enumerate() {
-                let key = (p.id, j as u16);
-                let at = match probes.iter().position(|(q, _, _)| *q == key) {
-                    Some(at) => at,
-                    None => {
-                        let spec = match specs.iter().position(|s| s.as_slice() == fields) {
-                            Some(s) => s,
-                            None => {
-                                specs.push(fields.to_vec());
-                                specs.len() - 1
-                            }
-                        };
-                        probes.push((key, vec![0; words], spec));
-                        probes.len() - 1
-                    }
-                };
-                if let Some(w) = probes[at].1.get_mut(k / 32) {
-                    *w |= 1 << (k % 32);
-                }
-            }
-        }
-    }
-    let name = if ret { "dt_uret" } else { "dt_uprobe" };
-    let mut m = MapSpec::new(name, MapKind::Array, 4, vsize, probes.len().max(1) as u32);
-    for (cookie, ((id, _), mask, spec)) in probes.iter().enumerate() {
-        let mut v = Vec::new();
-        v.extend_from_slice(&id.to_ne_bytes());
-        v.extend_from_slice(&l.probe_index.get(id).copied().unwrap_or(0).to_ne_bytes());
-        for w in mask {
-            v.extend_from_slice(&w.to_ne_bytes());
-        }
-        v.extend_from_slice(&(*spec as u32).to_ne_bytes());
-        v.resize(vsize as usize, 0);
-        m.initial.push(((cookie as u32).to_ne_bytes().to_vec(), v));
-    }
-    m.flags = crate::BPF_F_RDONLY_PROG;
-    l.maps.push(m);
-    UprobeTable {
-        map: l.maps.len() - 1,
-        probes: probes.iter().map(|(id, _, _)| *id).collect(),
-        spec_at: spec_at as i16,
-        specs,
-    }
-}
 
 fn describe(tp: &TypedProgram, probes: &[Vec<ProbeInfo>]) -> ProgramDesc {
     let mut d = ProgramDesc {

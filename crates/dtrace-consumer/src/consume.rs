@@ -211,6 +211,13 @@ impl Consumer {
         &self.opts
     }
 
+    /// Name a probe that joined while tracing (a pid or USDT probe of an
+    /// object mapped, or a process started, after tracing began).
+    pub fn add_probe(&mut self, id: u32, name: dtrace_desc::ProbeName) {
+        self.probe_names.insert(id, Arc::new(name.clone()));
+        self.desc.probes.insert(id, name);
+    }
+
     /// The program's descriptions.
     pub fn desc(&self) -> &ProgramDesc {
         &self.desc

@@ -247,6 +247,22 @@ impl Elf {
     /// The defined, sized function symbols of the symbol table of `kind`
     /// (`.symtab` or `.dynsym`), in address order.
     fn functions_of(&self, kind: u32) -> Vec<Symbol> {
+        self.symbols_of(kind, true)
+    }
+
+    /// The address of the defined symbol `name` (a function or data object),
+    /// from `.symtab` or `.dynsym`.
+    pub fn symbol_value(&self, name: &str) -> Option<u64> {
+        [SHT_SYMTAB, SHT_DYNSYM]
+            .into_iter()
+            .flat_map(|k| self.symbols_of(k, false))
+            .find(|s| s.name == name)
+            .map(|s| s.value)
+    }
+
+    /// The defined, sized symbols (only functions if `functions`) of the
+    /// symbol table of `kind`, in address order.
+    fn symbols_of(&self, kind: u32, functions: bool) -> Vec<Symbol> {
         let mut out = Vec::new();
         for s in self.sections.iter().filter(|s| s.kind == kind) {
             let Some(strs) = self.sections.get(s.link as usize) else {
@@ -278,7 +294,7 @@ impl Elf {
                 ) else {
                     continue;
                 };
-                if info & 0xf != STT_FUNC || shndx == SHN_UNDEF || size == 0 {
+                if (functions && info & 0xf != STT_FUNC) || shndx == SHN_UNDEF || size == 0 {
                     continue;
                 }
                 let Some(name) = cstr_at(strtab, name as usize) else {

@@ -14,6 +14,7 @@ pub mod elf;
 pub mod fbt;
 pub mod io;
 pub mod kernel_sdt;
+pub mod late;
 pub mod lockstat;
 pub mod pdesc;
 pub mod pid;

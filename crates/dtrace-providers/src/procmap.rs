@@ -117,6 +117,29 @@ impl ElfCache {
     }
 }
 
+/// Offset of `r_state` in glibc's `struct r_debug` (x86_64: after
+/// `r_version`, `r_map` and `r_brk`).
+const R_STATE: u64 = 24;
+
+/// Where the dynamic linker process `pid` runs under has its rendezvous
+/// (`_dl_debug_state`, and `_r_debug.r_state` relative to it): in the one
+/// object mapped there that defines both. None for a static executable.
+pub fn rendezvous(pid: u32) -> Option<dtrace_sys::rtld::Rendezvous> {
+    let mut objects = objects(pid).ok()?;
+    // ld.so is named so; look at it first.
+    objects.sort_by_key(|o| !o.name.starts_with("ld"));
+    objects.iter().find_map(|o| {
+        let elf = crate::elf::Elf::open(&o.path).ok()?;
+        let brk = elf.symbol_value("_dl_debug_state")?;
+        let state = elf.symbol_value("_r_debug")? + R_STATE;
+        Some(dtrace_sys::rtld::Rendezvous {
+            path: o.path.clone(),
+            offset: elf.file_offset(brk)?,
+            state_delta: state.wrapping_sub(brk) as i64,
+        })
+    })
+}
+
 /// Split a provider name into its prefix and trailing process ID
 /// (`pid123` -> `("pid", 123)`), if it ends in one.
 pub fn split_pid(provider: &str) -> Option<(&str, u32)> {

@@ -240,6 +240,65 @@ pub fn all_processes(provider: &str, module: &str, function: &str, name: &str) -
     out
 }
 
+/// Object files known to have no USDT probes, each with what identifies
+/// its contents (device, inode, size, modification time), so that a file
+/// rebuilt in place is read again.
+#[derive(Debug, Default)]
+pub struct NoNotes {
+    files: std::collections::BTreeMap<std::path::PathBuf, (u64, u64, u64, i64, i64)>,
+}
+
+impl NoNotes {
+    fn identity(path: &std::path::Path) -> Option<(u64, u64, u64, i64, i64)> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some((m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()))
+    }
+
+    /// Whether `path` is known to have no USDT probes.
+    fn known(&self, path: &std::path::Path) -> bool {
+        self.files
+            .get(path)
+            .is_some_and(|id| Self::identity(path).as_ref() == Some(id))
+    }
+
+    fn insert(&mut self, path: &std::path::Path) {
+        if let Some(id) = Self::identity(path) {
+            self.files.insert(path.to_path_buf(), id);
+        }
+    }
+}
+
+/// `provider*:::` in process `pid` alone (see [`all_processes`]); objects
+/// in `none` are passed over, and those found without notes join it.
+pub fn one_process(
+    provider: &str,
+    pid: u32,
+    module: &str,
+    function: &str,
+    name: &str,
+    none: &mut NoNotes,
+) -> Vec<ProcProbe> {
+    let Ok(mut objects) = procmap::objects(pid) else {
+        return Vec::new();
+    };
+    objects.retain(|o| !none.known(&o.path));
+    let mut cache = ElfCache::default();
+    for o in &objects {
+        if cache.get_with(&o.path, ".note.stapsdt").is_none() {
+            none.insert(&o.path);
+        }
+    }
+    let full = |p: &str| glob(provider.as_bytes(), format!("{p}{pid}").as_bytes());
+    let want = Want {
+        provider: &full,
+        module,
+        function,
+        name,
+    };
+    process_probes(pid, &objects, &want, &mut cache)
+}
+
 /// What a USDT probe description asks for (empty fields: any).
 struct Want<'a> {
     /// Whether a provider, named as in its notes (without the pid), matches.
@@ -293,14 +352,14 @@ fn process_probes(
             if !m(function, &func) {
                 continue;
             }
-            let Some(mut offset) = elf.file_offset(n.pc) else {
+            // The site itself, even where a 5-byte nop follows it (libbpf's
+            // `nop; nop5`): Linux 6.18 turns a uprobe on a 5-byte nop into a
+            // `call`, whose return address overwrites the 8 bytes below the
+            // stack pointer, in the red zone a leaf function may keep its
+            // locals in (measured: a probed function's argument changed).
+            let Some(offset) = elf.file_offset(n.pc) else {
                 continue;
             };
-            // A `nop; nop5` site: probing the 5-byte nop lets the kernel
-            // replace the trap by a call (Linux 6.18's optimized uprobes).
-            if elf.bytes_at(n.pc, 6) == Some(&[0x90, 0x0f, 0x1f, 0x44, 0x00, 0x00][..]) {
-                offset += 1;
-            }
             let ref_ctr_offset = if n.semaphore == 0 {
                 0
             } else {

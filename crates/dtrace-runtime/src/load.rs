@@ -272,6 +272,7 @@ mod tests {
             loop_ranges: Vec::new(),
             uprobes: Vec::new(),
             retoff_map: None,
+            late: None,
         }
     }
 

@@ -314,6 +314,16 @@ impl<'a> Checker<'a> {
     pub(crate) fn builtin(&self, name: &str) -> Option<(Builtin, Ty)> {
         let b = &self.b;
         let probe_str = |f: fn(&crate::ProbeInfo) -> usize| {
+            // User-space probes may join while tracing (a library loaded
+            // later), with names of any length; so may a clause's first.
+            let open = self.probes.is_empty()
+                || self
+                    .probes
+                    .iter()
+                    .any(|p| matches!(p.kind, crate::ProbeKind::Uprobe { .. }));
+            if open {
+                return self.str_ty(self.opts.str_cap());
+            }
             let len = self.probes.iter().map(f).max().unwrap_or(0) as u32 + 1;
             self.str_ty(len)
         };

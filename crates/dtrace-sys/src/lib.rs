@@ -38,6 +38,7 @@ pub mod perf;
 pub mod proc;
 pub mod prog;
 pub mod ringbuf;
+pub mod rtld;
 pub mod sys;
 pub mod tracefs;
 pub mod uprobe;

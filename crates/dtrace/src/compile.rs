@@ -245,6 +245,23 @@ fn parse_desc(
     })
 }
 
+/// Each clause's probe descriptions, in clause order (those that do not
+/// parse are left out: matching reported them).
+pub fn clause_descs(items: &[Item]) -> Vec<Vec<ProbeDesc>> {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Clause(c) => Some(
+                c.probes
+                    .iter()
+                    .filter_map(|s| ProbeDesc::parse(&s.text).ok())
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The `D_PROC_*` tag of a pid/usdt description's error.
 fn proc_tag(kind: dtrace_providers::ProcErrorKind) -> Tag {
     use dtrace_providers::ProcErrorKind as K;

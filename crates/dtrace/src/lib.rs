@@ -41,6 +41,7 @@ mod bufpolicy;
 mod compile;
 mod error;
 mod kernel_types;
+mod late;
 /// `-x core`: lift the core-size limit and abort, leaving a core file.
 pub use dtrace_sys::limits::dump_core;
 pub mod cpp;
@@ -649,6 +650,14 @@ impl Dtrace {
     }
 
     fn generate(&mut self) -> Result<CompiledProgram, CompileError> {
+        self.generate_with(&dtrace_codegen::late::LateUprobes::default())
+    }
+
+    /// [`Self::generate`], with clauses that may gain probes while tracing.
+    fn generate_with(
+        &mut self,
+        late: &dtrace_codegen::late::LateUprobes,
+    ) -> Result<CompiledProgram, CompileError> {
         let mut opts = self.compile_options();
         let typed = match self.typed.clone() {
             Some(t) => t,
@@ -674,7 +683,12 @@ impl Dtrace {
         }
         // Probe names for the consumer come from codegen's description
         // (`link::describe`), built from the same clause probes.
-        Ok(dtrace_codegen::compile(&typed, &self.clause_probes, &opts))
+        Ok(dtrace_codegen::compile_with(
+            &typed,
+            &self.clause_probes,
+            &opts,
+            late,
+        ))
     }
 
     /// `-S`: disassembly of every compiled program.
@@ -700,7 +714,8 @@ impl Dtrace {
                 });
             }
         }
-        let compiled = self.generate().map_err(|e| ExecError {
+        let plan = late::Plan::new(&self.catalog, &compile::clause_descs(&self.items));
+        let compiled = self.generate_with(&plan.uprobes()).map_err(|e| ExecError {
             message: e.message,
             detail: None,
         })?;
@@ -765,6 +780,19 @@ impl Dtrace {
             .filter(|e| end_clauses.contains(&e.clause))
             .map(|e| e.size as u64)
             .sum();
-        Session::new(&sys, &features, compiled, &self.options, sites, end_reserve)
+        let late = if plan.is_empty() {
+            None
+        } else {
+            Some(late::LateProbes::new(self.catalog, plan, &compiled))
+        };
+        Session::new(
+            &sys,
+            &features,
+            compiled,
+            &self.options,
+            sites,
+            end_reserve,
+            late,
+        )
     }
 }

@@ -53,6 +53,10 @@ impl AggSource for Aggs<'_> {
 /// A running tracing session (libdtrace after `dtrace_program_exec`).
 /// Dropping it detaches every probe.
 pub struct Session {
+    /// User-space probes that join while tracing (see late.rs); before `rt`,
+    /// so that processes it stopped are resumed before the probes go.
+    late: Option<crate::late::LateProbes>,
+    sys: SysRef,
     /// `-x followfork`: finds the traced processes' new children (first, so
     /// that it stops before the probes go).
     follow: Option<dtrace_sys::follow::Follower>,
@@ -151,6 +155,7 @@ impl Session {
             Vec<(dtrace_providers::procmap::UprobeSite, u16)>,
         >,
         end_reserve: u64,
+        late: Option<crate::late::LateProbes>,
     ) -> Result<Session, ExecError> {
         let bufsize = options.bufsize.max(4096);
         let held = match options.bufpolicy {
@@ -243,6 +248,8 @@ impl Session {
         }
         consumer.set_option_handler(setopt_handler(options.clone()));
         Ok(Session {
+            late,
+            sys: sys.clone(),
             follow,
             rt,
             consumer,
@@ -425,6 +432,30 @@ impl Session {
         self.consumer.watch_process(pid);
     }
 
+    /// Start watching for user-space probes that join while tracing.
+    fn start_late(&mut self) -> Result<(), ExecError> {
+        let Some(late) = self.late.as_mut() else {
+            return Ok(());
+        };
+        late.start(&self.sys).map_err(|message| ExecError {
+            message: format!("dtrace: cannot watch for new objects: {message}"),
+            detail: None,
+        })?;
+        if let Some(fd) = late.fd() {
+            // SAFETY: the watch, and so `fd`, lives as long as the session.
+            let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+            self.rt.add_wake_fd(fd).map_err(exec_error)?;
+        }
+        Ok(())
+    }
+
+    /// Enable the user-space probes that joined since the last call.
+    fn late_probes(&mut self) {
+        if let Some(late) = self.late.as_mut() {
+            late.poll(&mut self.rt, &mut self.consumer);
+        }
+    }
+
     /// `-x followfork`: attach the probes of each new child of a traced
     /// process (held stopped until then) and let it run.
     fn follow_children(&mut self) -> Result<(), ExecError> {
@@ -475,6 +506,7 @@ impl Session {
         self.rt.begin().map_err(exec_error)?;
         if !self.rt.exiting().map_err(exec_error)? {
             self.rt.attach().map_err(exec_error)?;
+            self.start_late()?;
         }
         self.drain(output, |_| false)?;
         Ok(self.status())
@@ -497,6 +529,7 @@ impl Session {
         };
         self.rt.wait(timeout).map_err(exec_error)?;
         self.follow_children()?;
+        self.late_probes();
         self.consumer.refresh_processes();
         self.snapshot_due();
         self.drain(output, |_| false)?;
@@ -525,6 +558,7 @@ impl Session {
             };
             self.rt.wait(timeout).map_err(exec_error)?;
             self.follow_children()?;
+            self.late_probes();
             self.consumer.refresh_processes();
         }
         self.snapshot_due();

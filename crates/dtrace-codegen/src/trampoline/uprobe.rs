@@ -46,7 +46,31 @@ pub struct Table<'a> {
     pub specs: &'a [Vec<RecordField>],
     /// A return program's `dt_retoff` map (its `arg0`).
     pub retoff: Option<usize>,
+    /// Rows whose spec id is none of `specs` carry their own argument
+    /// descriptions (probes that joined while tracing): where in a row they
+    /// start, and the dctx offset where the registers are copied to index them.
+    pub described: Option<Described>,
 }
+
+/// Arguments described in the table row (see [`crate::late`]): for each of
+/// up to [`DESCRIBED_ARGS`] arguments, 8 bytes `{kind, size, signed, pt_regs
+/// word, i32 displacement or constant}`.
+#[derive(Debug, Clone, Copy)]
+pub struct Described {
+    pub at: i16,
+    pub regs: u32,
+}
+
+/// The most arguments a row describes.
+pub const DESCRIBED_ARGS: usize = 10;
+/// `pt_regs` words copied for [`Described`] arguments.
+pub const PT_REGS_WORDS: i32 = 21;
+/// A described argument's kind: none, a register, memory at a register plus
+/// a displacement, a constant.
+pub const ARG_NONE: u8 = 0;
+pub const ARG_REG: u8 = 1;
+pub const ARG_MEM: u8 = 2;
+pub const ARG_CONST: u8 = 3;
 
 /// Build the trampoline of a program serving the probes of table `t`;
 /// `args` has bit `i` set when a clause reads `argi` (or `args[i]`): only those
@@ -68,7 +92,7 @@ pub fn build(l: &Layout, t: &Table<'_>, args: u16, d: &Dispatch) -> Asm {
         let done = a.label();
         for (s, fields) in specs.iter().enumerate() {
             let next = a.label();
-            if specs.len() > 1 {
+            if specs.len() > 1 || t.described.is_some() {
                 a.emit(Insn::ldx_mem(Size::W, Reg::R1, ENTRY, spec_at));
                 a.jmp_imm(JmpOp::Ne, Reg::R1, s as i32, next);
             }
@@ -79,6 +103,9 @@ pub fn build(l: &Layout, t: &Table<'_>, args: u16, d: &Dispatch) -> Asm {
             }
             a.ja(done);
             a.bind(next);
+        }
+        if let Some(d) = t.described {
+            described_args(&mut a, d);
         }
         a.bind(done);
         if let Some(map) = retoff {
@@ -116,6 +143,71 @@ fn return_offset(a: &mut Asm, map: usize) {
 /// The stack slots of the `dt_retoff` key {pid_tgid, cookie} (the cookie is
 /// at -4, the dctx lookup's key at -8).
 const RETOFF_KEY: i16 = -24;
+
+/// Load the arguments a row describes (see [`Described`]).
+fn described_args(a: &mut Asm, d: Described) {
+    // The registers, copied where a variable offset may index them.
+    a.emit(Insn::mov64_reg(Reg::R2, DC));
+    a.emit(Insn::alu64_imm(AluOp::Add, Reg::R2, d.regs as i32));
+    for w in 0..PT_REGS_WORDS {
+        a.emit(Insn::ldx_mem(Size::DW, Reg::R1, CTX, (8 * w) as i16));
+        a.emit(Insn::stx_mem(Size::DW, Reg::R2, Reg::R1, (8 * w) as i16));
+    }
+    for i in 0..DESCRIBED_ARGS as i16 {
+        let at = d.at + 8 * i;
+        let slot = layout::D_ARGS + 8 * i;
+        let (next, store, mem) = (a.label(), a.label(), a.label());
+        a.emit(Insn::ldx_mem(Size::B, Reg::R1, ENTRY, at));
+        a.jmp_imm(JmpOp::Eq, Reg::R1, i32::from(ARG_NONE), next);
+        // r4 = the displacement or constant
+        a.emit(Insn::ldx_memsx(Size::W, Reg::R4, ENTRY, at + 4));
+        let konst = a.label();
+        a.jmp_imm(JmpOp::Eq, Reg::R1, i32::from(ARG_CONST), konst);
+        // r3 = the register's value
+        a.emit(Insn::ldx_mem(Size::B, Reg::R2, ENTRY, at + 3));
+        a.jmp_imm(JmpOp::Ge, Reg::R2, PT_REGS_WORDS, next);
+        a.emit(Insn::alu64_imm(AluOp::Lsh, Reg::R2, 3));
+        a.emit(Insn::mov64_reg(Reg::R3, DC));
+        a.emit(Insn::alu64_imm(AluOp::Add, Reg::R3, d.regs as i32));
+        a.emit(Insn::alu64_reg(AluOp::Add, Reg::R3, Reg::R2));
+        a.emit(Insn::ldx_mem(Size::DW, Reg::R3, Reg::R3, 0));
+        a.jmp_imm(JmpOp::Eq, Reg::R1, i32::from(ARG_MEM), mem);
+        a.emit(Insn::mov64_reg(Reg::R1, Reg::R3));
+        a.ja(store);
+        a.bind(konst);
+        a.emit(Insn::stx_mem(Size::DW, DC, Reg::R4, slot));
+        a.ja(next);
+        // probe_read_user(dc + slot, size, reg + disp); a fault leaves 0.
+        a.bind(mem);
+        a.emit(Insn::alu64_reg(AluOp::Add, Reg::R3, Reg::R4));
+        a.emit(Insn::ldx_mem(Size::B, Reg::R2, ENTRY, at + 1));
+        a.jmp_imm(JmpOp::Eq, Reg::R2, 0, next);
+        a.jmp_imm(JmpOp::Gt, Reg::R2, 8, next);
+        a.emit(Insn::mov64_reg(Reg::R1, DC));
+        a.emit(Insn::alu64_imm(AluOp::Add, Reg::R1, i32::from(slot)));
+        a.call_helper(helper::PROBE_READ_USER);
+        a.emit(Insn::ldx_mem(Size::DW, Reg::R1, DC, slot));
+        // Keep the low `size` bytes, sign-extended if `signed`.
+        a.bind(store);
+        a.emit(Insn::ldx_mem(Size::B, Reg::R2, ENTRY, at + 1));
+        let full = a.label();
+        a.jmp_imm(JmpOp::Ge, Reg::R2, 8, full);
+        a.emit(Insn::alu64_imm(AluOp::Lsh, Reg::R2, 3));
+        a.emit(Insn::mov64_imm(Reg::R0, 64));
+        a.emit(Insn::alu64_reg(AluOp::Sub, Reg::R0, Reg::R2));
+        a.emit(Insn::alu64_reg(AluOp::Lsh, Reg::R1, Reg::R0));
+        a.emit(Insn::ldx_mem(Size::B, Reg::R2, ENTRY, at + 2));
+        let unsigned = a.label();
+        a.jmp_imm(JmpOp::Eq, Reg::R2, 0, unsigned);
+        a.emit(Insn::alu64_reg(AluOp::Arsh, Reg::R1, Reg::R0));
+        a.ja(full);
+        a.bind(unsigned);
+        a.emit(Insn::alu64_reg(AluOp::Rsh, Reg::R1, Reg::R0));
+        a.bind(full);
+        a.emit(Insn::stx_mem(Size::DW, DC, Reg::R1, slot));
+        a.bind(next);
+    }
+}
 
 /// Sign-extend (or zero-extend) the low `size` bytes of r1.
 fn extend(a: &mut Asm, size: u8, signed: bool) {

@@ -1,0 +1,408 @@
+//! Watching the dynamic linker: a uprobe on ld.so's `_dl_debug_state`, the
+//! function glibc calls for debuggers (the `r_debug.r_brk` rendezvous) each
+//! time its list of loaded objects changes: once at start-up, after the
+//! needed libraries are mapped and before any of their code runs, and twice
+//! per `dlopen`/`dlclose` (while the list changes, then once it is
+//! consistent again).
+//!
+//! When the list is consistent (`r_debug.r_state == RT_CONSISTENT`), the
+//! program reports the process ID in a small ring buffer and stops the
+//! process with `SIGSTOP` (no ptrace), so that the session can read its new
+//! objects and attach their probes before the objects' code runs; the
+//! session then resumes it ([`RtldWatch::resume`]). Only processes
+//! watched by ID are stopped, and a guard process resumes them if dtrace
+//! dies without doing so ([`Guard`]); a watch on every process only
+//! reports. Nothing runs between
+//! those events: the watch costs nothing while no object comes or goes.
+//!
+//! The link's cookie is the distance from `_dl_debug_state` to
+//! `_r_debug.r_state` in ld.so, so the program finds the state from the
+//! probe's address (`bpf_get_func_ip`) in any process, wherever ld.so is
+//! loaded.
+
+use crate::map::{MapError, MapFd, MapSpec, MapType};
+use crate::prog::{AttachType, Link, ProgFd, ProgSpec, ProgType};
+use crate::ringbuf::RingBuf;
+use crate::sys::{Errno, SysRef};
+use crate::uprobe::{attach_multi, UprobeError, UprobePoint};
+use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
+use std::collections::BTreeSet;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::path::PathBuf;
+
+/// `r_debug.r_state` when the object list is consistent.
+const RT_CONSISTENT: i32 = 0;
+
+/// Bytes of the ring buffer of reports (each 16 bytes with its header).
+const REPORTS: u32 = 1 << 16;
+
+/// Where the dynamic linker's rendezvous is, in one ld.so file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendezvous {
+    pub path: PathBuf,
+    /// File offset of `_dl_debug_state`.
+    pub offset: u64,
+    /// Address of `_r_debug.r_state` minus that of `_dl_debug_state`.
+    pub state_delta: i64,
+}
+
+/// Whether a reporting process is stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    Never,
+    Always,
+}
+
+/// The program: report (and as `stop` says, stop) the process when its
+/// object list is consistent. `reports` is the file descriptor of the ring
+/// buffer.
+pub fn rtld_program(reports: i32, stop: Stop) -> Vec<Insn> {
+    let mut p = vec![
+        Insn::mov64_reg(Reg::R6, Reg::R1),
+        Insn::call_helper(helper::GET_FUNC_IP),
+        Insn::mov64_reg(Reg::R7, Reg::R0),
+        Insn::mov64_reg(Reg::R1, Reg::R6),
+        Insn::call_helper(helper::GET_ATTACH_COOKIE),
+        Insn::mov64_reg(Reg::R3, Reg::R7),
+        Insn::alu64_reg(AluOp::Add, Reg::R3, Reg::R0),
+        Insn::st_mem(Size::DW, Reg::FP, -8, 0),
+        Insn::mov64_reg(Reg::R1, Reg::FP),
+        Insn::alu64_imm(AluOp::Add, Reg::R1, -8),
+        Insn::mov64_imm(Reg::R2, 4),
+        Insn::call_helper(helper::PROBE_READ_USER),
+    ];
+    // Jumps to the final `return 0`, patched below.
+    let mut outs = vec![p.len()];
+    p.push(Insn::jmp_imm(JmpOp::Ne, Reg::R0, 0, 0));
+    p.push(Insn::ldx_mem(Size::W, Reg::R1, Reg::FP, -8));
+    outs.push(p.len());
+    p.push(Insn::jmp_imm(JmpOp::Ne, Reg::R1, RT_CONSISTENT, 0));
+    // The report: the process ID, and 1 << 32 if it is stopped.
+    p.extend([
+        Insn::call_helper(helper::GET_CURRENT_PID_TGID),
+        Insn::alu64_imm(AluOp::Rsh, Reg::R0, 32),
+    ]);
+    if stop == Stop::Always {
+        p.extend([
+            Insn::mov64_imm(Reg::R1, 1),
+            Insn::alu64_imm(AluOp::Lsh, Reg::R1, 32),
+            Insn::alu64_reg(AluOp::Or, Reg::R0, Reg::R1),
+        ]);
+    }
+    p.push(Insn::stx_mem(Size::DW, Reg::FP, Reg::R0, -16));
+    p.extend(Insn::ld_map_fd(Reg::R1, reports));
+    p.extend([
+        Insn::mov64_reg(Reg::R2, Reg::FP),
+        Insn::alu64_imm(AluOp::Add, Reg::R2, -16),
+        Insn::mov64_imm(Reg::R3, 8),
+        Insn::mov64_imm(Reg::R4, 0),
+        Insn::call_helper(helper::RINGBUF_OUTPUT),
+    ]);
+    if stop != Stop::Never {
+        // Not reported (no room): not stopped either.
+        outs.push(p.len());
+        p.push(Insn::jmp_imm(JmpOp::Ne, Reg::R0, 0, 0));
+    }
+    if stop != Stop::Never {
+        p.extend([
+            Insn::mov64_imm(Reg::R1, libc::SIGSTOP),
+            Insn::call_helper(helper::SEND_SIGNAL),
+        ]);
+    }
+    let out = p.len();
+    for at in outs {
+        if let Some(i) = p.get_mut(at) {
+            i.off = (out - at - 1) as i16;
+        }
+    }
+    p.push(Insn::mov64_imm(Reg::R0, 0));
+    p.push(Insn::exit());
+    p
+}
+
+/// Why the watch could not be set up.
+#[derive(Debug)]
+pub enum RtldError {
+    Map(MapError),
+    Load(Errno),
+    Attach(UprobeError),
+    Reader(String),
+}
+
+impl std::fmt::Display for RtldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RtldError::Map(e) => write!(f, "{e}"),
+            RtldError::Load(e) => write!(f, "cannot load the dynamic-linker probe: {e}"),
+            RtldError::Attach(e) => write!(f, "{e}"),
+            RtldError::Reader(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for RtldError {}
+
+/// A process that resumes (`SIGCONT`) the processes it was given once dtrace
+/// is gone, however it went (SIGKILL included), so none stays stopped: it
+/// waits for the end of a pipe only dtrace holds, in its own session (a
+/// signal to dtrace's process group does not reach it), with no other file
+/// descriptor open.
+pub struct Guard {
+    _pipe: std::os::fd::OwnedFd,
+}
+
+impl Guard {
+    /// Start guarding `pids`.
+    pub fn start(pids: &[u32]) -> Result<Guard, Errno> {
+        let pids: Vec<i32> = pids.iter().filter_map(|p| i32::try_from(*p).ok()).collect();
+        let mut fds = [0i32; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(Errno::last());
+        }
+        // SAFETY: the child only makes async-signal-safe calls (close_range,
+        // setsid, signal, read, kill, _exit) on memory prepared before fork.
+        let child = unsafe { libc::fork() };
+        if child < 0 {
+            let e = Errno::last();
+            // SAFETY: both descriptors are ours and open.
+            unsafe {
+                libc::close(fds[0]);
+                libc::close(fds[1]);
+            }
+            return Err(e);
+        }
+        if child == 0 {
+            // SAFETY: see above; the child never returns from this block.
+            unsafe {
+                let r = fds[0] as libc::c_uint;
+                if r > 0 {
+                    libc::syscall(
+                        libc::SYS_close_range,
+                        0 as libc::c_uint,
+                        r - 1,
+                        0 as libc::c_uint,
+                    );
+                }
+                libc::syscall(
+                    libc::SYS_close_range,
+                    r + 1,
+                    libc::c_uint::MAX,
+                    0 as libc::c_uint,
+                );
+                libc::setsid();
+                libc::signal(libc::SIGINT, libc::SIG_IGN);
+                libc::signal(libc::SIGHUP, libc::SIG_IGN);
+                libc::signal(libc::SIGTERM, libc::SIG_IGN);
+                let mut b = 0u8;
+                loop {
+                    let n = libc::read(fds[0], (&mut b as *mut u8).cast(), 1);
+                    if n == 0 || (n < 0 && *libc::__errno_location() != libc::EINTR) {
+                        break;
+                    }
+                }
+                for p in &pids {
+                    libc::kill(*p, libc::SIGCONT);
+                }
+                libc::_exit(0);
+            }
+        }
+        // SAFETY: the read end is ours and open; the write end becomes owned.
+        unsafe {
+            libc::close(fds[0]);
+            Ok(Guard {
+                _pipe: std::os::fd::FromRawFd::from_raw_fd(fds[1]),
+            })
+        }
+    }
+}
+
+/// The watch: links on each ld.so and the reports of stopped processes.
+/// Dropping it detaches the links and resumes every process it stopped.
+pub struct RtldWatch {
+    reports: RingBuf,
+    /// Reported (so stopped) and not resumed yet.
+    stopped: BTreeSet<u32>,
+    /// The program of links filtered by process (stopping every process
+    /// that reports), and of the link watching every process.
+    prog: ProgFd,
+    every: ProgFd,
+    links: Vec<Link>,
+    _map: MapFd,
+}
+
+impl RtldWatch {
+    /// Load the programs; nothing is watched until [`RtldWatch::watch`].
+    /// A link on one process stops it when it reports; the link on every
+    /// process stops as `every` says.
+    pub fn new(sys: &SysRef, every: Stop) -> Result<RtldWatch, RtldError> {
+        let spec = MapSpec {
+            name: "dt_rtld".to_string(),
+            map_type: MapType::RingBuf,
+            key_size: 0,
+            value_size: 0,
+            max_entries: REPORTS,
+            flags: 0,
+        };
+        let map = MapFd::create(sys, &spec).map_err(RtldError::Map)?;
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&map);
+        let load = |stop| {
+            let insns = rtld_program(fd, stop);
+            let mut pspec = ProgSpec::new(ProgType::Kprobe, "dtrace_rtld", &insns);
+            pspec.expected_attach_type = AttachType::UprobeMulti;
+            ProgFd::load_errno(sys, &pspec).map_err(RtldError::Load)
+        };
+        let prog = load(Stop::Always)?;
+        let every = load(every)?;
+        let reports = RingBuf::new(&map).map_err(|e| RtldError::Reader(e.to_string()))?;
+        Ok(RtldWatch {
+            reports,
+            stopped: BTreeSet::new(),
+            prog,
+            every,
+            links: Vec::new(),
+            _map: map,
+        })
+    }
+
+    /// Watch the rendezvous `r` in process `pid` (0: in every process).
+    pub fn watch(&mut self, r: &Rendezvous, pid: u32) -> Result<(), RtldError> {
+        let point = UprobePoint {
+            offset: r.offset,
+            ref_ctr_offset: 0,
+            cookie: r.state_delta as u64,
+        };
+        let prog = if pid == 0 { &self.every } else { &self.prog };
+        let link = attach_multi(prog, &r.path, &[point], false, pid).map_err(RtldError::Attach)?;
+        self.links.push(link);
+        Ok(())
+    }
+
+    /// Readable when a process has reported.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.reports.epoll_fd()
+    }
+
+    /// The processes that reported since the last call (each maybe stopped,
+    /// to be resumed with [`RtldWatch::resume`]).
+    pub fn take(&mut self) -> Vec<u32> {
+        let mut pids = Vec::new();
+        let mut stopped = Vec::new();
+        let _ = self.reports.poll(|r| {
+            if let Some(b) = r.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+                let v = u64::from_ne_bytes(b);
+                pids.push(v as u32);
+                if v >> 32 != 0 {
+                    stopped.push(v as u32);
+                }
+            }
+        });
+        pids.sort_unstable();
+        pids.dedup();
+        self.stopped.extend(stopped);
+        pids
+    }
+
+    /// Let a reported process run on, if the report stopped it.
+    pub fn resume(&mut self, pid: u32) {
+        if self.stopped.remove(&pid) {
+            send_cont(pid);
+        }
+    }
+}
+
+impl Drop for RtldWatch {
+    fn drop(&mut self) {
+        self.links.clear();
+        // Reports not taken yet are stopped processes as well.
+        let _ = self.take();
+        for pid in std::mem::take(&mut self.stopped) {
+            send_cont(pid);
+        }
+    }
+}
+
+impl AsFd for RtldWatch {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.fd()
+    }
+}
+
+fn send_cont(pid: u32) {
+    let Ok(pid) = i32::try_from(pid) else {
+        return;
+    };
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(pid, libc::SIGCONT);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jumps_out_land_on_the_return() {
+        let p = rtld_program(3, Stop::Always);
+        let n = p.len();
+        assert_eq!(p[n - 1], Insn::exit());
+        let mut jumps = 0;
+        for (at, i) in p.iter().enumerate() {
+            let conditional = i.code & 0x07 == 0x05 && !matches!(i.code & 0xf0, 0x80 | 0x90);
+            if conditional {
+                jumps += 1;
+                assert_eq!(
+                    at as i64 + 1 + i64::from(i.off),
+                    n as i64 - 2,
+                    "jump at {at}"
+                );
+            }
+        }
+        assert_eq!(jumps, 3);
+    }
+
+    fn state(pid: u32) -> Option<char> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        stat.rsplit_once(") ")?.1.chars().next()
+    }
+
+    #[test]
+    fn the_guard_resumes_its_processes_when_dropped() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("10")
+            .spawn()
+            .expect("spawn sleep");
+        let pid = child.id();
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while state(pid) != Some('T') && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(state(pid), Some('T'));
+        let guard = Guard::start(&[pid]).expect("guard");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert_eq!(state(pid), Some('T'), "held while the guard's pipe is open");
+        drop(guard);
+        while state(pid) == Some('T') && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_ne!(state(pid), Some('T'));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    #[test]
+    fn stops_only_after_reporting() {
+        assert!(!rtld_program(3, Stop::Never).contains(&Insn::call_helper(helper::SEND_SIGNAL)));
+        let p = rtld_program(3, Stop::Always);
+        let report = p
+            .iter()
+            .position(|i| *i == Insn::call_helper(helper::RINGBUF_OUTPUT));
+        let stop = p
+            .iter()
+            .position(|i| *i == Insn::call_helper(helper::SEND_SIGNAL));
+        assert!(matches!((report, stop), (Some(r), Some(s)) if r < s));
+    }
+}
