@@ -13,7 +13,7 @@ use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 use dtrace::{CompileError, Dtrace, ExecError, Session, Source, WorkStatus};
-use dtrace_sys::proc::{self, ProcessIds, Signal, SignalFd};
+use dtrace_sys::proc::{self, Signal, SignalFd};
 
 use crate::args::{self, Args, DiagStyle, Mode, SourceArg, EXIT_USAGE};
 use crate::output::Output;
@@ -138,7 +138,7 @@ fn run(args: &Args) -> Result<i32, Fail> {
     };
     let sources = load_sources(args)?;
 
-    let vars = macro_vars(targets.target_pid());
+    let vars = dtrace::targets::macro_variables(targets.target_pid());
     if args.mode == Mode::List {
         return list(&mut dtrace, args, &sources, rich, &vars);
     }
@@ -311,32 +311,6 @@ pub fn spec_name(text: &str) -> &str {
         Some(i) => &text[..i],
         None => text,
     }
-}
-
-/// `$target` (0 without -c/-p) and the identity of this process: `$pid $ppid
-/// $uid $gid $euid $egid $sid $pgid`. Linux has no Solaris projects or tasks;
-/// `$projid` and `$taskid` are defined as 0 so that scripts written for Solaris
-/// still compile. Any other `$name` is an error (D_MACRO_UNDEF) unless
-/// `-xdefaultargs`, which makes it 0 (or "" as `$$name`).
-fn macro_vars(target: Option<i32>) -> HashMap<String, String> {
-    let ids = ProcessIds::current();
-    let mut vars = HashMap::new();
-    vars.insert("target".to_string(), target.unwrap_or(0).to_string());
-    vars.insert("projid".to_string(), "0".to_string());
-    vars.insert("taskid".to_string(), "0".to_string());
-    for (name, value) in [
-        ("pid", ids.pid),
-        ("ppid", ids.ppid),
-        ("uid", ids.uid),
-        ("gid", ids.gid),
-        ("euid", ids.euid),
-        ("egid", ids.egid),
-        ("sid", ids.sid),
-        ("pgid", ids.pgid),
-    ] {
-        vars.insert(name.to_string(), value.to_string());
-    }
-    vars
 }
 
 fn compile_failure(e: &CompileError, rich: bool) -> Fail {
@@ -794,25 +768,6 @@ mod tests {
             ),
         ];
         assert_eq!(text, expect.concat());
-    }
-
-    #[test]
-    fn macro_variables() {
-        let vars = macro_vars(Some(42));
-        assert_eq!(vars.get("target").map(String::as_str), Some("42"));
-        assert_eq!(
-            vars.get("pid").map(String::as_str),
-            Some(std::process::id().to_string().as_str())
-        );
-        for name in [
-            "ppid", "uid", "gid", "euid", "egid", "sid", "pgid", "projid", "taskid",
-        ] {
-            assert!(vars.contains_key(name), "{name}");
-        }
-        assert_eq!(
-            macro_vars(None).get("target").map(String::as_str),
-            Some("0")
-        );
     }
 
     #[test]

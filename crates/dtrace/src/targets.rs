@@ -13,6 +13,7 @@
 //! go once every probe is attached. Where the stop is not possible (no
 //! uprobe_multi, an object we cannot read) it stays at the gate until then.
 
+use std::collections::HashMap;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 
@@ -243,6 +244,32 @@ fn stop_at_entry(child: &mut Child) -> Result<bool, String> {
     Ok(stopped)
 }
 
+/// `$target` (0 without -c/-p) and the identity of this process: `$pid $ppid
+/// $uid $gid $euid $egid $sid $pgid`. Linux has no Solaris projects or tasks;
+/// `$projid` and `$taskid` are defined as 0 so that scripts written for Solaris
+/// still compile. Any other `$name` is an error (D_MACRO_UNDEF) unless
+/// `-xdefaultargs`, which makes it 0 (or "" as `$$name`).
+pub fn macro_variables(target: Option<i32>) -> HashMap<String, String> {
+    let ids = proc::ProcessIds::current();
+    let mut vars = HashMap::new();
+    vars.insert("target".to_string(), target.unwrap_or(0).to_string());
+    vars.insert("projid".to_string(), "0".to_string());
+    vars.insert("taskid".to_string(), "0".to_string());
+    for (name, value) in [
+        ("pid", ids.pid),
+        ("ppid", ids.ppid),
+        ("uid", ids.uid),
+        ("gid", ids.gid),
+        ("euid", ids.euid),
+        ("egid", ids.egid),
+        ("sid", ids.sid),
+        ("pgid", ids.pgid),
+    ] {
+        vars.insert(name.to_string(), value.to_string());
+    }
+    vars
+}
+
 /// dtrace's notice for a created process that ended.
 pub fn exit_notice(pid: i32, status: ExitStatus) -> String {
     match status {
@@ -330,5 +357,24 @@ mod tests {
         let _ = child.wait();
         let notices = wait_for_notices(&mut t);
         assert_eq!(notices, vec![format!("pid {} has exited", child.pid())]);
+    }
+
+    #[test]
+    fn macro_variables_name_this_process() {
+        let vars = macro_variables(Some(42));
+        assert_eq!(vars.get("target").map(String::as_str), Some("42"));
+        assert_eq!(
+            vars.get("pid").map(String::as_str),
+            Some(std::process::id().to_string().as_str())
+        );
+        for name in [
+            "ppid", "uid", "gid", "euid", "egid", "sid", "pgid", "projid", "taskid",
+        ] {
+            assert!(vars.contains_key(name), "{name}");
+        }
+        assert_eq!(
+            macro_variables(None).get("target").map(String::as_str),
+            Some("0")
+        );
     }
 }

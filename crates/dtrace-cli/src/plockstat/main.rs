@@ -17,14 +17,13 @@ mod args;
 mod program;
 mod report;
 
-use std::collections::HashMap;
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 use dtrace::targets::Targets;
 use dtrace::{Dtrace, WorkStatus};
-use dtrace_sys::proc::{ProcessIds, Signal, SignalFd};
+use dtrace_sys::proc::{Signal, SignalFd};
 
 use args::{Args, EXIT_USAGE};
 use report::Report;
@@ -68,26 +67,6 @@ fn main() {
         },
     };
     std::process::exit(code);
-}
-
-/// `$target` and this process's identity, as dtrace(1) defines them.
-fn macro_vars(target: i32) -> HashMap<String, String> {
-    let ids = ProcessIds::current();
-    let mut vars = HashMap::new();
-    for (name, value) in [
-        ("target", i64::from(target)),
-        ("pid", ids.pid),
-        ("ppid", ids.ppid),
-        ("uid", ids.uid),
-        ("gid", ids.gid),
-        ("euid", ids.euid),
-        ("egid", ids.egid),
-        ("sid", ids.sid),
-        ("pgid", ids.pgid),
-    ] {
-        vars.insert(name.to_string(), value.to_string());
-    }
-    vars
 }
 
 fn run(a: &Args) -> Result<i32, Fail> {
@@ -137,7 +116,11 @@ fn run(a: &Args) -> Result<i32, Fail> {
         text,
     };
     dtrace
-        .compile(&source, &[NAME.to_string()], &macro_vars(pid))
+        .compile(
+            &source,
+            &[NAME.to_string()],
+            &dtrace::targets::macro_variables(Some(pid)),
+        )
         .map_err(|e| fail(ours(&e.message)))?;
     let mut session = dtrace.exec().map_err(|e| fail(ours(&e.message)))?;
 
