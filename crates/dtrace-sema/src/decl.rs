@@ -199,6 +199,26 @@ impl<'a> Checker<'a> {
         )
     }
 
+    /// An inline's value, which it must have, under a name not yet taken.
+    fn inline_init<'e>(
+        &self,
+        name: &str,
+        init: Option<&'e ast::Expr>,
+        span: Span,
+    ) -> R<&'e ast::Expr> {
+        let Some(init) = init else {
+            return Err(Diagnostic::new(
+                Tag::D_SYNTAX,
+                span,
+                format!("inline {name} must be given a value"),
+            ));
+        };
+        if self.taken(name) {
+            return Err(Self::redeclared(name, span));
+        }
+        Ok(init)
+    }
+
     fn inline(
         &mut self,
         name: &str,
@@ -212,30 +232,12 @@ impl<'a> Checker<'a> {
             dim: ArrayDim::Assoc(keys),
         } = decl
         {
-            let Some(init) = init else {
-                return Err(Diagnostic::new(
-                    Tag::D_SYNTAX,
-                    span,
-                    format!("inline {name} must be given a value"),
-                ));
-            };
-            if self.taken(name) {
-                return Err(Self::redeclared(name, span));
-            }
+            let init = self.inline_init(name, init, span)?;
             return self.param_inline(name, base, inner, keys, init, span);
         }
         let declared = self.apply_declarator(base, decl, span)?;
         let ty = self.value_ty(declared);
-        let Some(init) = init else {
-            return Err(Diagnostic::new(
-                Tag::D_SYNTAX,
-                span,
-                format!("inline {name} must be given a value"),
-            ));
-        };
-        if self.taken(name) {
-            return Err(Self::redeclared(name, span));
-        }
+        let init = self.inline_init(name, init, span)?;
         // Check it now, so errors point at the definition.
         if let Some(r) = self.xlate_inline(name, declared, init, span) {
             r?;

@@ -209,13 +209,7 @@ impl Follower {
 
     /// Let a child found by [`Follower::new_children`] run.
     pub fn resume(pid: u32) {
-        let Ok(pid) = i32::try_from(pid) else {
-            return;
-        };
-        // SAFETY: kill has no memory-safety preconditions.
-        unsafe {
-            libc::kill(pid, libc::SIGCONT);
-        }
+        crate::proc::resume_pid(pid);
     }
 }
 

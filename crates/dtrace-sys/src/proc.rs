@@ -640,6 +640,17 @@ pub fn signal_name(signo: i32) -> String {
     name.to_string()
 }
 
+/// Let a stopped process go on (SIGCONT); a pid that is gone is no error.
+pub fn resume_pid(pid: u32) {
+    let Ok(pid) = i32::try_from(pid) else {
+        return;
+    };
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(pid, libc::SIGCONT);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

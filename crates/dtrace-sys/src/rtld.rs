@@ -306,7 +306,7 @@ impl RtldWatch {
     /// Let a reported process run on, if the report stopped it.
     pub fn resume(&mut self, pid: u32) {
         if self.stopped.remove(&pid) {
-            send_cont(pid);
+            crate::proc::resume_pid(pid);
         }
     }
 }
@@ -317,7 +317,7 @@ impl Drop for RtldWatch {
         // Reports not taken yet are stopped processes as well.
         let _ = self.take();
         for pid in std::mem::take(&mut self.stopped) {
-            send_cont(pid);
+            crate::proc::resume_pid(pid);
         }
     }
 }
@@ -325,16 +325,6 @@ impl Drop for RtldWatch {
 impl AsFd for RtldWatch {
     fn as_fd(&self) -> BorrowedFd<'_> {
         self.fd()
-    }
-}
-
-fn send_cont(pid: u32) {
-    let Ok(pid) = i32::try_from(pid) else {
-        return;
-    };
-    // SAFETY: kill has no memory-safety preconditions.
-    unsafe {
-        libc::kill(pid, libc::SIGCONT);
     }
 }
 
