@@ -57,6 +57,8 @@ pub(crate) struct Checker<'a> {
     /// Depth of action arguments being checked (an action named inside one is
     /// a `void` value, not an error of its own).
     pub action_args: u32,
+    /// Typedef names declared in `#include`d files (libdtrace's "C" scope).
+    pub c_typedefs: std::collections::HashSet<String>,
 }
 
 /// Type-check a program. `probes[i]` are the probes clause `i` (in program order,
@@ -103,6 +105,7 @@ pub fn check_with(
         spec_flags: Default::default(),
         alloca_vars: HashMap::new(),
         action_args: 0,
+        c_typedefs: Default::default(),
     };
     let mut index = 0u32;
     for item in &program.items {

@@ -136,7 +136,7 @@ impl<'a> Checker<'a> {
                 continue;
             };
             match storage {
-                Some("typedef") => self.typedef(name, base, decl, nspan)?,
+                Some("typedef") => self.typedef(name, base, decl, nspan, d.in_include)?,
                 Some("inline") => self.inline(name, base, decl, init.as_ref(), nspan)?,
                 Some("extern") => {}
                 Some("self") | Some("this") | Some("static") | None => {
@@ -161,9 +161,25 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
-    fn typedef(&mut self, name: &str, base: TypeId, decl: &Declarator, span: Span) -> R<()> {
+    /// A typedef. As in libdtrace, one made in an `#include`d file belongs to
+    /// the "C" scope and one in the program to the "D" scope: a header may
+    /// name a type D predefines (`<stdint.h>`'s `int64_t`), which it then
+    /// shadows, as libdtrace finds "C" names first; a name already declared
+    /// in the same scope may only be declared again with the same type.
+    fn typedef(
+        &mut self,
+        name: &str,
+        base: TypeId,
+        decl: &Declarator,
+        span: Span,
+        in_include: bool,
+    ) -> R<()> {
         let target = self.apply_declarator(base, decl, span)?;
-        if let Some(old) = self.types.lookup(name) {
+        let shadows = in_include && !self.c_typedefs.contains(name);
+        if in_include {
+            self.c_typedefs.insert(name.to_string());
+        }
+        if let Some(old) = self.types.lookup(name).filter(|_| !shadows) {
             let same = self.types.name_of(self.types.resolve(old))
                 == self.types.name_of(self.types.resolve(target));
             if same {

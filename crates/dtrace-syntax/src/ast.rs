@@ -331,6 +331,9 @@ pub struct Decl {
     /// Each declarator with its optional initializer (only `inline` has one).
     pub declarators: Vec<(Declarator, Option<Expr>)>,
     pub span: Span,
+    /// Made in a file the script `#include`d (`-C`): libdtrace puts such
+    /// declarations in its "C" scope, apart from the program's own "D" scope.
+    pub in_include: bool,
 }
 
 /// `translator out < in name > { member = expr; ... };`

@@ -48,6 +48,10 @@ pub struct LineMarker {
     pub offset: u32,
     pub line: u32,
     pub file: Option<String>,
+    /// How deep in `#include`s the text after the marker is: cpp's flag `1`
+    /// after the file name enters an included file, flag `2` returns from one
+    /// (0 is the script itself).
+    pub depth: u32,
 }
 
 /// Find the line markers the C preprocessor left in `text` (`# 12 "foo.d"`,
@@ -56,6 +60,7 @@ pub struct LineMarker {
 pub fn scan_line_markers(text: &str) -> Vec<LineMarker> {
     let mut out = Vec::new();
     let mut offset = 0usize;
+    let mut depth = 0u32;
     for line in text.split_inclusive('\n') {
         let next = (offset + line.len()) as u32;
         offset += line.len();
@@ -75,10 +80,20 @@ pub fn scan_line_markers(text: &str) -> Vec<LineMarker> {
             .and_then(|f| f.strip_prefix('"'))
             .and_then(|f| f.strip_suffix('"'))
             .map(|f| f.to_string());
+        if file.is_some() {
+            for flag in words {
+                match flag {
+                    "1" => depth = depth.saturating_add(1),
+                    "2" => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+        }
         out.push(LineMarker {
             offset: next,
             line: n,
             file,
+            depth,
         });
     }
     out
@@ -143,6 +158,15 @@ impl SourceFile {
             .iter()
             .rev()
             .find_map(|m| m.file.as_deref())
+    }
+
+    /// Whether the byte at `offset` comes from a file the script `#include`d
+    /// (cpp's line markers say so); false without markers.
+    pub fn in_include(&self, offset: u32) -> bool {
+        let idx = self.line_markers.partition_point(|m| m.offset <= offset);
+        idx.checked_sub(1)
+            .and_then(|i| self.line_markers.get(i))
+            .is_some_and(|m| m.depth > 0)
     }
 
     /// 1-based line and column of a byte offset.
@@ -224,6 +248,7 @@ mod tests {
             offset: 13,
             line: 10,
             file: Some("x.d".into()),
+            depth: 0,
         }]);
         assert_eq!(f.logical_line(0), 1);
         assert_eq!(f.logical_line(13), 10);
@@ -237,14 +262,42 @@ mod tests {
                 LineMarker {
                     offset: 8,
                     line: 7,
-                    file: None
+                    file: None,
+                    depth: 0
                 },
                 LineMarker {
                     offset: 16,
                     line: 3,
-                    file: None
+                    file: None,
+                    depth: 0
                 }
             ]
         );
+    }
+
+    #[test]
+    fn include_depth() {
+        // What cpp writes for a script that includes a header, which
+        // includes another.
+        let text = "# 0 \"/dev/stdin\"\n\
+                    # 1 \"/dev/stdin\"\n\
+                    # 1 \"/usr/include/a.h\" 1 3 4\n\
+                    typedef int a_t;\n\
+                    # 1 \"/usr/include/b.h\" 1 3 4\n\
+                    typedef int b_t;\n\
+                    # 3 \"/usr/include/a.h\" 2 3 4\n\
+                    typedef int c_t;\n\
+                    # 2 \"/dev/stdin\" 2\n\
+                    BEGIN {}\n";
+        let mut f = SourceFile::new(SourceKind::ProbeSpecifier, text.into());
+        f.set_line_markers(scan_line_markers(text));
+        let at = |s: &str| text.find(s).map(|i| i as u32).unwrap_or(0);
+        assert!(!f.in_include(0));
+        assert!(f.in_include(at("typedef int a_t")));
+        assert!(f.in_include(at("typedef int b_t")));
+        assert!(f.in_include(at("typedef int c_t")));
+        assert!(!f.in_include(at("BEGIN")));
+        let depths: Vec<u32> = scan_line_markers(text).iter().map(|m| m.depth).collect();
+        assert_eq!(depths, [0, 0, 1, 2, 1, 0]);
     }
 }

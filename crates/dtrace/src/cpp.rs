@@ -8,13 +8,21 @@
 //! is blanked first: it is not a preprocessor directive. `-x cppargs` adds
 //! arguments of the user's.
 //!
-//! Defined for every script, as dtrace(1) documents for `-C`: `__SUNW_D=1`,
-//! `__SUNW_D_VERSION` (this compiler's D version, `0xMMmmmuuu`) and `__SUNW_D_64`;
-//! the host compiler adds its own (`__linux__`, `__x86_64__`, ...).
+//! The preprocessor sees what DTrace for Linux gives it: `__linux`, `__unix`,
+//! `__SVR4`, `__SUNW_D=1`, `__SUNW_D_64` (the data model's pointer bits) and
+//! `__Linux` (the system's name), with `__GNUC__` undefined (a D program is
+//! not compiled by GCC, so headers keep GCC-only code to themselves); then
+//! the user's `-D`/`-U`/`-I`; then `__SUNW_D_VERSION` (this compiler's D
+//! version, `0xMMmmmuuu`) and the `stdc` mode: `-Xa`, the default, is ISO C
+//! (`-std=c99`, so system headers hold only ISO C: declarations D can read,
+//! without GNU extensions or inline function bodies), `-Xs` is K&R C
+//! (`-traditional-cpp`), and `-Xc`/`-Xt` leave cpp's own default.
 
 use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+
+use crate::options::StdcMode;
 
 /// D version 2.0.0 as `0xMMmmmuuu`.
 pub const D_VERSION_HEX: &str = "0x02000000";
@@ -34,10 +42,22 @@ pub struct CppConfig {
     pub print_includes: bool,
     /// `-x cppargs=...`: more arguments, after dtrace's own.
     pub extra: Vec<String>,
-    /// `-X s` (`-x stdc=s`): K&R C, so `__STDC__` is not defined (cpp's
-    /// traditional mode); the other modes leave cpp's ISO C default.
-    pub traditional: bool,
+    /// `-X a|c|s|t` (`-x stdc=...`): the C dialect cpp is asked for.
+    pub stdc: StdcMode,
 }
+
+/// Defined (or undefined) before anything of the user's, as DTrace does.
+/// `__Linux` is `-D__` + the system's name (`uname -s`), which is `Linux`
+/// wherever this tool runs.
+const FIXED: [&str; 7] = [
+    "-D__linux",
+    "-D__unix",
+    "-D__SVR4",
+    "-D__SUNW_D=1",
+    "-U__GNUC__",
+    "-D__SUNW_D_64",
+    "-D__Linux",
+];
 
 /// Why preprocessing failed; the text completes `failed to compile script X: `.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,11 +66,7 @@ pub struct CppError(pub String);
 /// The arguments given to cpp for `script` (its directory is searched for
 /// `#include "..."` first, as if cpp had read the file itself).
 pub fn arguments(cfg: &CppConfig, script: &str) -> Vec<String> {
-    let mut args = vec![
-        "-D__SUNW_D=1".to_string(),
-        format!("-D__SUNW_D_VERSION={D_VERSION_HEX}"),
-        "-D__SUNW_D_64".to_string(),
-    ];
+    let mut args: Vec<String> = FIXED.iter().map(|a| a.to_string()).collect();
     for d in &cfg.defines {
         args.push(format!("-D{d}"));
     }
@@ -67,8 +83,11 @@ pub fn arguments(cfg: &CppConfig, script: &str) -> Vec<String> {
         .unwrap_or_else(|| ".".to_string());
     args.push("-iquote".into());
     args.push(dir);
-    if cfg.traditional {
-        args.push("-traditional-cpp".into());
+    args.push(format!("-D__SUNW_D_VERSION={D_VERSION_HEX}"));
+    match cfg.stdc {
+        StdcMode::A => args.push("-std=c99".into()),
+        StdcMode::S => args.push("-traditional-cpp".into()),
+        StdcMode::C | StdcMode::T => {}
     }
     args.extend(cfg.extra.iter().cloned());
     if cfg.print_includes {
@@ -150,11 +169,12 @@ mod tests {
             include_dirs: vec!["/inc".into()],
             print_includes: true,
             extra: vec!["-dM".into()],
-            traditional: true,
+            stdc: StdcMode::S,
         };
         let a = arguments(&cfg, "/tmp/s/x.d");
+        assert_eq!(a[..7], FIXED);
         assert_eq!(
-            a[3..],
+            a[7..],
             [
                 "-DX=1",
                 "-DY",
@@ -162,13 +182,21 @@ mod tests {
                 "-I/inc",
                 "-iquote",
                 "/tmp/s",
+                "-D__SUNW_D_VERSION=0x02000000",
                 "-traditional-cpp",
                 "-dM",
                 "-H",
                 "/dev/stdin"
             ]
         );
-        assert_eq!(arguments(&CppConfig::default(), "x.d")[4], ".");
+        let a = arguments(&CppConfig::default(), "x.d");
+        assert_eq!(a[8], ".");
+        assert_eq!(a[10], "-std=c99");
+        let c = CppConfig {
+            stdc: StdcMode::C,
+            ..CppConfig::default()
+        };
+        assert_eq!(arguments(&c, "x.d")[10], "/dev/stdin");
         assert_eq!(input_text("#!/usr/sbin/dtrace -s\nBEGIN\n"), "\nBEGIN\n");
         assert_eq!(input_text("BEGIN"), "BEGIN");
     }

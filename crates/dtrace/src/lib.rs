@@ -340,7 +340,7 @@ impl Dtrace {
             include_dirs: self.options.incdirs.clone(),
             print_includes: self.options.cpphdrs,
             extra: self.options.cppargs.clone(),
-            traditional: self.options.stdc == options::StdcMode::S,
+            stdc: self.options.stdc,
         }
     }
 

@@ -497,10 +497,13 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        let span = self.span_from(start.span);
+        let in_include = self.file.is_some_and(|f| f.in_include(span.lo));
         Ok(Decl {
             spec,
             declarators,
-            span: self.span_from(start.span),
+            span,
+            in_include,
         })
     }
 

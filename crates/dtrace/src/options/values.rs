@@ -237,11 +237,14 @@ impl LinkMode {
     }
 }
 
-/// `stdc` (`-X a|c|s|t`): the ISO C mode of the preprocessor. `s` (K&R C) leaves
-/// `__STDC__` undefined; the others define it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `stdc` (`-X a|c|s|t`): the ISO C mode of the preprocessor. `a`, the
+/// default, asks cpp for ISO C (`-std=c99`); `s` (K&R C) runs it in
+/// traditional mode, leaving `__STDC__` undefined; `c` and `t` leave cpp's own
+/// default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StdcMode {
     /// `-Xa`: ISO C plus K&R compatibility (`__STDC__` 0).
+    #[default]
     A,
     /// `-Xc`: strictly conforming ISO C (`__STDC__` 1).
     C,
