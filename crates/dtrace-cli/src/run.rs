@@ -21,8 +21,11 @@ use crate::sink::Sink;
 use dtrace::targets::Targets;
 
 /// dtrace -V: the D programming interface this compiler offers, in the
-/// documented `<implementation> D <version>` form ("dtrace: Sun D 1.0").
-pub const D_VERSION: &str = "Linux D (Rust) 2.0";
+/// documented `<interface> D <version>` form ("dtrace: Sun D 1.0"). The name
+/// is the interface's, not the implementation's (FreeBSD's and macOS's
+/// dtrace print "Sun D"): this is the D of DTrace for Linux 2.0, whose -V
+/// says "Oracle D 2.0". `-vV` names this implementation on its next line.
+pub const D_VERSION: &str = "Oracle D 2.0";
 
 /// A reason to stop: what to print on stderr (a whole line, no newline) and the
 /// exit status.

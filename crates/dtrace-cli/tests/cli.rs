@@ -66,11 +66,11 @@ fn conflicting_modes_exit_2_without_usage() {
 fn version() {
     let out = dtrace(&["-V"]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(stdout(&out), "dtrace: Linux D (Rust) 2.0\n");
+    assert_eq!(stdout(&out), "dtrace: Oracle D 2.0\n");
     assert!(stderr(&out).is_empty());
     let out = dtrace(&["-Vv"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).starts_with("dtrace: Linux D (Rust) 2.0\nThis is DTrace (Rust) "));
+    assert!(stdout(&out).starts_with("dtrace: Oracle D 2.0\nThis is DTrace (Rust) "));
 }
 
 #[test]
