@@ -13,6 +13,9 @@ pub enum RuntimeError {
         clause: Option<u32>,
         message: String,
         log: Option<String>,
+        /// The verifier's log needed more than this many bytes
+        /// (`bpflogsize`): `log` is only what the kernel kept.
+        log_incomplete: Option<usize>,
     },
     /// The verifier could not bound a loop (an extension, docs/LOOPS.md).
     Loop { line: u32, log: Option<String> },

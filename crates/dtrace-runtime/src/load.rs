@@ -54,12 +54,14 @@ pub fn create_map(sys: &SysRef, spec: &MapSpec) -> Result<MapFd, RuntimeError> {
 
 /// Patch map references to fds and load one program.
 /// With `keep_log`, the verifier's log of a successful load is returned too
-/// (`-x bpflog`, a buffer of that many bytes to start with).
+/// (`-x bpflog`, a buffer of that many bytes to start with). `log_limit`
+/// bounds the verifier's log (`-x bpflogsize`; `None`: DTrace's default).
 pub fn load_program(
     sys: &SysRef,
     prog: &BpfProgram,
     maps: &[MapFd],
     keep_log: Option<usize>,
+    log_limit: Option<usize>,
 ) -> Result<(ProgFd, String), RuntimeError> {
     let mut insns = prog.insns.clone();
     for r in &prog.relocs {
@@ -71,6 +73,7 @@ pub fn load_program(
                 clause: None,
                 message: format!("relocation names unknown map {}", r.map),
                 log: None,
+                log_incomplete: None,
             })?;
         if let Some(i) = insns.get_mut(r.insn) {
             i.imm = fd;
@@ -110,12 +113,23 @@ pub fn load_program(
                 clause: None,
                 message: format!("kernel function {func} has no BTF type"),
                 log: None,
+                log_incomplete: None,
             })?;
     }
     spec.fd_array = &fds;
     spec.keep_log = keep_log;
+    let limit = log_limit.unwrap_or(dtrace_sys::prog::DEFAULT_LOG_LIMIT);
+    spec.log_limit = limit;
     ProgFd::load_logged(sys, &spec).map_err(|e| {
         let log = e.verifier_log().map(str::to_string);
+        let log_incomplete = matches!(
+            e,
+            dtrace_sys::prog::ProgError::Load {
+                log_incomplete: true,
+                ..
+            }
+        )
+        .then_some(limit);
         let (insn, message) = match &log {
             Some(l) => summarize_log(l),
             None => (None, e.to_string()),
@@ -134,6 +148,7 @@ pub fn load_program(
             clause,
             message,
             log,
+            log_incomplete,
         }
     })
 }
@@ -351,7 +366,7 @@ mod tests {
                 kind: RelocKind::Value { offset: 24 },
             },
         ];
-        let r = load_program(&sys, &program(insns, relocs), &maps, None);
+        let r = load_program(&sys, &program(insns, relocs), &maps, None, None);
         assert!(r.is_ok(), "{:?}", r.err());
         let loaded = fake.loaded();
         assert_eq!(loaded.len(), 1);
@@ -371,7 +386,7 @@ mod tests {
             kind: RelocKind::Fd,
         }];
         let insns = vec![a0, a1, Insn::mov64_imm(Reg::R0, 0), Insn::exit()];
-        let err = load_program(&sys, &program(insns, relocs), &[], None).err();
+        let err = load_program(&sys, &program(insns, relocs), &[], None, None).err();
         assert!(
             matches!(err, Some(RuntimeError::Load { ref message, .. })
             if message == "relocation names unknown map 3"),
@@ -387,7 +402,7 @@ mod tests {
             0,
         );
         let insns = vec![Insn::mov64_imm(Reg::R0, 0), Insn::exit()];
-        let err = load_program(&sys, &program(insns, Vec::new()), &[], None).err();
+        let err = load_program(&sys, &program(insns, Vec::new()), &[], None, None).err();
         let Some(RuntimeError::Load {
             clause,
             message,

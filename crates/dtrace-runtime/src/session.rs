@@ -63,6 +63,9 @@ pub struct LoadOptions {
     /// `-x bpflog`: keep each program's verifier log, starting with a buffer of
     /// this many bytes (`-x bpflogsize`).
     pub bpflog: Option<usize>,
+    /// `-x bpflogsize`: the largest verifier log asked for (`None`: DTrace's
+    /// default, 16 MiB - 1).
+    pub bpflogsize: Option<usize>,
     /// Where each user-space (pid, usdt) probe attaches, by probe ID: its
     /// sites, each with the index of the argument layout it uses.
     pub uprobe_sites: BTreeMap<u32, Vec<(UprobeSite, u16)>>,
@@ -169,7 +172,7 @@ impl Session {
                 }
             }
             uprobe_sites.push(sites);
-            let (fd, log) = load_program(sys, p, &maps, opts.bpflog)?;
+            let (fd, log) = load_program(sys, p, &maps, opts.bpflog, opts.bpflogsize)?;
             if opts.bpflog.is_some() {
                 verifier_logs.push((p.name.clone(), log));
             }

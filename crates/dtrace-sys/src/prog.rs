@@ -50,7 +50,13 @@ pub struct ProgSpec<'a> {
     /// Keep the verifier's log of a successful load too (`-x bpflog`), in a
     /// buffer of this many bytes (grown as needed).
     pub keep_log: Option<usize>,
+    /// The largest verifier log asked for (`-x bpflogsize`): a log that needs
+    /// more is incomplete ([`ProgError::Load`]'s `log_incomplete`).
+    pub log_limit: usize,
 }
+
+/// DTrace's default `bpflogsize`: the verifier log buffer's bound.
+pub const DEFAULT_LOG_LIMIT: usize = 16 * 1024 * 1024 - 1;
 
 impl<'a> ProgSpec<'a> {
     pub fn new(prog_type: ProgType, name: &'a str, insns: &'a [Insn]) -> ProgSpec<'a> {
@@ -62,6 +68,7 @@ impl<'a> ProgSpec<'a> {
             attach_btf_id: 0,
             fd_array: &[],
             keep_log: None,
+            log_limit: DEFAULT_LOG_LIMIT,
         }
     }
 }
@@ -70,10 +77,14 @@ impl<'a> ProgSpec<'a> {
 #[derive(Debug)]
 pub enum ProgError {
     /// The load failed; `log` is the verifier's log (empty if it gave none).
+    /// `log_incomplete`: the log needed more than the spec's `log_limit`
+    /// bytes, so `log` holds only what the kernel kept (its end, on kernels
+    /// that keep the end).
     Load {
         name: String,
         errno: Errno,
         log: String,
+        log_incomplete: bool,
     },
     TestRun {
         errno: Errno,
@@ -93,7 +104,9 @@ pub enum ProgError {
 impl fmt::Display for ProgError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ProgError::Load { name, errno, log } => {
+            ProgError::Load {
+                name, errno, log, ..
+            } => {
                 write!(f, "failed to load BPF program '{name}': {errno}")?;
                 if !log.is_empty() {
                     write!(f, "\nverifier log:\n{}", log.trim_end())?;
@@ -154,9 +167,8 @@ const RAWTP_COOKIE: usize = 16;
 /// `BPF_F_TEST_RUN_ON_CPU`.
 const TEST_RUN_ON_CPU: u32 = 1;
 
-/// First verifier-log buffer size, and the largest we grow to.
-const LOG_START: usize = 1 << 20;
-const LOG_MAX: usize = 1 << 28;
+/// The largest log buffer (the kernel refuses a `log_size` of 2^30 or more).
+const LOG_MAX: usize = (1 << 30) - 1;
 
 static LICENSE: &[u8] = b"GPL\0";
 
@@ -215,16 +227,35 @@ impl ProgFd {
             a.set_u32(LOAD_FUNC_INFO_CNT, starts.len() as u32);
             _btf = Some(btf);
         }
+        let limit = spec.log_limit.clamp(128, LOG_MAX);
         let errno = if let Some(size) = spec.keep_log {
             // SAFETY: as below; `a` points at live buffers for the call.
-            let (r, log) = unsafe { load_with_log(sys, &a, size.clamp(4096, LOG_MAX)) };
+            let (r, log, incomplete) = unsafe { load_with_log(sys, &a, size.min(limit), limit) };
             match r {
                 Ok(fd) => return ProgFd::wrap(sys, spec, fd).map(|p| (p, log)),
+                // The log did not fit: load again without it for the
+                // program's own result.
+                Err(_) if incomplete => {
+                    let mut plain = a.clone();
+                    // SAFETY: as below.
+                    match unsafe { sys.bpf(Cmd::ProgLoad, &mut plain) } {
+                        Ok(fd) => return ProgFd::wrap(sys, spec, fd).map(|p| (p, log)),
+                        Err(errno) => {
+                            return Err(ProgError::Load {
+                                name: spec.name.to_string(),
+                                errno,
+                                log,
+                                log_incomplete: true,
+                            })
+                        }
+                    }
+                }
                 Err(errno) => {
                     return Err(ProgError::Load {
                         name: spec.name.to_string(),
                         errno,
                         log,
+                        log_incomplete: false,
                     })
                 }
             }
@@ -239,24 +270,29 @@ impl ProgFd {
             }
         };
         // Failures the verifier does not explain: do not bother re-verifying.
-        if matches!(
-            errno.0,
-            libc::EPERM | libc::ENOSYS | libc::E2BIG | libc::EBADF
-        ) {
+        // (E2BIG is explained when the verifier gave up on the program's
+        // size or complexity: "BPF program is too large. Processed ...".)
+        if matches!(errno.0, libc::EPERM | libc::ENOSYS | libc::EBADF) {
             return Err(ProgError::Load {
                 name: spec.name.to_string(),
                 errno,
                 log: String::new(),
+                log_incomplete: false,
             });
         }
+        // The whole bound at once: a verification can take seconds, and the
+        // buffer's pages cost nothing until the kernel writes them.
         // SAFETY: as above; `a` points at the same live buffers.
-        let (r, log) = unsafe { load_with_log(sys, &a, LOG_START) };
+        let (r, log, incomplete) = unsafe { load_with_log(sys, &a, limit, limit) };
         match r {
             Ok(fd) => ProgFd::wrap(sys, spec, fd).map(|p| (p, String::new())),
-            Err(errno) => Err(ProgError::Load {
+            // The first load's errno is the program's; a logged load that ran
+            // out of log space says only ENOSPC.
+            Err(again) => Err(ProgError::Load {
                 name: spec.name.to_string(),
-                errno,
+                errno: if incomplete { errno } else { again },
                 log,
+                log_incomplete: incomplete,
             }),
         }
     }
@@ -284,6 +320,7 @@ impl ProgFd {
             name: spec.name.to_string(),
             errno,
             log: String::new(),
+            log_incomplete: false,
         })?;
         Ok(ProgFd {
             fd,
@@ -374,12 +411,18 @@ impl ProgFd {
 }
 
 /// Load with the verifier log on, starting with a `start`-byte buffer and growing
-/// it on ENOSPC; returns the result and the log.
+/// it on ENOSPC up to `limit` bytes; returns the result, the log, and whether
+/// the log needed more than `limit` (the result is then ENOSPC).
 ///
 /// # Safety
 /// Every pointer in `base` must be valid for a `PROG_LOAD` for the whole call.
-unsafe fn load_with_log(sys: &SysRef, base: &Attr, start: usize) -> (Result<i64, Errno>, String) {
-    let mut size = start;
+unsafe fn load_with_log(
+    sys: &SysRef,
+    base: &Attr,
+    start: usize,
+    limit: usize,
+) -> (Result<i64, Errno>, String, bool) {
+    let mut size = start.clamp(128, limit.max(128));
     loop {
         let mut buf = vec![0u8; size];
         let mut a = base.clone();
@@ -391,14 +434,15 @@ unsafe fn load_with_log(sys: &SysRef, base: &Attr, start: usize) -> (Result<i64,
         let r = unsafe { sys.bpf(Cmd::ProgLoad, &mut a) };
         let true_size = a.get_u32(LOAD_LOG_TRUE_SIZE) as usize;
         match r {
-            Err(Errno(libc::ENOSPC)) if size < LOG_MAX => {
+            Err(Errno(libc::ENOSPC)) if size < limit => {
                 size = if true_size > size {
-                    true_size.min(LOG_MAX)
+                    true_size.min(limit)
                 } else {
-                    (size * 4).min(LOG_MAX)
+                    size.saturating_mul(4).min(limit)
                 };
             }
-            r => return (r, log_text(&buf)),
+            Err(Errno(libc::ENOSPC)) => return (r, log_text(&buf), true),
+            r => return (r, log_text(&buf), false),
         }
     }
 }
@@ -443,7 +487,7 @@ mod tests {
 
     #[test]
     fn load_failure_returns_the_full_log() {
-        // The verifier refuses the program and its log needs a 3 MiB buffer.
+        // The verifier refuses the program and its log needs 3 MiB.
         let fake = Arc::new(FakeSys::new());
         fake.reject_programs("0: R1=ctx\ninvalid mem access 'scalar'\n", 3 << 20);
         let sys: SysRef = fake.clone();
@@ -461,8 +505,55 @@ mod tests {
         ));
         assert_eq!(
             fake.log_requests(),
-            vec![(0, 0), (1, 1 << 20), (1, 3 << 20)]
+            vec![(0, 0), (1, DEFAULT_LOG_LIMIT as u32)]
         );
+    }
+
+    #[test]
+    fn log_bounded_by_limit() {
+        // The log needs 40 MiB, more than DTrace's default bpflogsize: it is
+        // incomplete, and the error keeps the first load's errno.
+        let fake = Arc::new(FakeSys::new());
+        fake.reject_programs("0: R1=ctx\nBPF program is too large.\n", 40 << 20);
+        let sys: SysRef = fake.clone();
+        let insns = [Insn::mov64_imm(Reg::R0, 0), Insn::exit()];
+        let spec = ProgSpec::new(ProgType::RawTracepoint, "t", &insns);
+        let err = ProgFd::load(&sys, &spec).err();
+        assert!(
+            matches!(
+                err,
+                Some(ProgError::Load {
+                    errno: Errno(libc::EACCES),
+                    log_incomplete: true,
+                    ..
+                })
+            ),
+            "{err:?}"
+        );
+        assert_eq!(
+            fake.log_requests(),
+            vec![(0, 0), (1, DEFAULT_LOG_LIMIT as u32)]
+        );
+        // A larger bpflogsize holds it.
+        let mut spec = ProgSpec::new(ProgType::RawTracepoint, "t", &insns);
+        spec.log_limit = 64 << 20;
+        let err = ProgFd::load(&sys, &spec).err();
+        assert!(
+            matches!(
+                err,
+                Some(ProgError::Load {
+                    log_incomplete: false,
+                    ..
+                })
+            ),
+            "{err:?}"
+        );
+        // A small one is used from the start.
+        let mut spec = ProgSpec::new(ProgType::RawTracepoint, "t", &insns);
+        spec.log_limit = 4096;
+        let before = fake.log_requests().len();
+        let _ = ProgFd::load(&sys, &spec);
+        assert_eq!(fake.log_requests()[before..], [(0, 0), (1, 4096)]);
     }
 
     #[test]

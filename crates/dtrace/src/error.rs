@@ -67,7 +67,8 @@ impl std::error::Error for OpenError {}
 /// A failure after compilation: loading, attaching, or the kernel refusing a program.
 #[derive(Debug, Clone)]
 pub struct ExecError {
-    /// `dtrace: ...` one line, no trailing newline.
+    /// `dtrace: ...` one line, no trailing newline (after a notice of its
+    /// own lines when there is one, e.g. an incomplete verifier log).
     pub message: String,
     /// Extra detail shown with `-x verbose` (e.g. the verifier log).
     pub detail: Option<String>,

@@ -21,13 +21,29 @@ use std::os::fd::{BorrowedFd, RawFd};
 use std::time::Duration;
 
 fn exec_error(e: RuntimeError) -> ExecError {
-    let detail = match &e {
-        RuntimeError::Load { log, .. } | RuntimeError::Loop { log, .. } => log.clone(),
-        _ => None,
-    };
-    ExecError {
-        message: format!("dtrace: {e}"),
-        detail,
+    match &e {
+        // As DTrace: a log cut short by `bpflogsize` is not shown, and the
+        // message says how to have all of it.
+        RuntimeError::Load {
+            log_incomplete: Some(size),
+            ..
+        } => ExecError {
+            message: format!(
+                "BPF verifier log is incomplete and is not reported.\n\
+                 Set DTrace option 'bpflogsize' to some greater size for more output.\n\
+                 (Current size is {size}.)\n\
+                 dtrace: {e}"
+            ),
+            detail: None,
+        },
+        RuntimeError::Load { log, .. } | RuntimeError::Loop { log, .. } => ExecError {
+            message: format!("dtrace: {e}"),
+            detail: log.clone(),
+        },
+        _ => ExecError {
+            message: format!("dtrace: {e}"),
+            detail: None,
+        },
     }
 }
 
@@ -176,7 +192,10 @@ impl Session {
         let load = dtrace_runtime::LoadOptions {
             bpflog: options
                 .bpflog
-                .then(|| options.bpflogsize.unwrap_or(1 << 20) as usize),
+                .then(|| options.bpflogsize.unwrap_or(1 << 20).min(1 << 20) as usize),
+            bpflogsize: options
+                .bpflogsize
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
             uprobe_sites,
             bufresize_manual: options.bufresize_manual,
         };
