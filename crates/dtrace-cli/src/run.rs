@@ -149,9 +149,11 @@ fn run(args: &Args) -> Result<i32, Fail> {
     dtrace.report_stability(args.verbose > 0);
     let mut programs = Vec::new();
     for loaded in &sources {
-        let info = dtrace
-            .compile(&loaded.source, &loaded.macro_args, &vars)
-            .map_err(|e| compile_failure(&e, rich))?;
+        let info = dtrace.compile(&loaded.source, &loaded.macro_args, &vars);
+        for n in dtrace.take_notices() {
+            say(&format!("dtrace: {n}"));
+        }
+        let info = info.map_err(|e| compile_failure(&e, rich))?;
         programs.push(Program {
             description: loaded.description.clone(),
             matched: info.matched,

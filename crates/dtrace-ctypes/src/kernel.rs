@@ -81,6 +81,15 @@ impl KernelBtf {
         }
     }
 
+    /// Read vmlinux's BTF from `file` now (`-x ctfpath`); modules from
+    /// `modules/<module>` when a lookup needs them.
+    pub fn from_file(file: &Path, modules: Option<&Path>) -> Result<KernelBtf, BtfError> {
+        let vmlinux = Btf::from_file(file)?;
+        let mut k = KernelBtf::new(vmlinux);
+        k.files = modules.map(KernelBtfFiles::new);
+        Ok(k)
+    }
+
     /// Read `dir/vmlinux` now; modules from `dir/<module>` when a lookup needs them.
     pub fn from_dir(dir: &Path) -> Result<KernelBtf, BtfError> {
         let vmlinux = Btf::from_file(&dir.join("vmlinux"))?;

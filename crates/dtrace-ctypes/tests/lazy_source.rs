@@ -75,3 +75,20 @@ fn a_missing_file_is_a_miss() {
     assert_eq!(t.lookup_scoped(None, "struct node"), None);
     assert!(t.try_lookup_scoped(None, "struct node").is_err());
 }
+
+#[test]
+fn vmlinux_from_a_named_file() {
+    // `-x ctfpath=FILE`: vmlinux's types from FILE, read at once; a file that
+    // is not BTF is refused.
+    let (blob, _) = sample_base();
+    let dir = dir_with("file", &blob);
+    let file = dir.join("vmlinux");
+    let mut t = TypeTable::with_builtins();
+    t.set_kernel(KernelBtf::from_file(&file, None).unwrap());
+    assert_eq!(t.kernel().unwrap().loaded(), vec!["vmlinux"]);
+    let node = t.lookup_scoped(None, "struct node").unwrap();
+    assert!(matches!(t.kind(node), TypeKind::Struct { .. }));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(KernelBtf::from_file(std::path::Path::new("/dev/null"), None).is_err());
+    assert!(KernelBtf::from_file(&file, None).is_err());
+}

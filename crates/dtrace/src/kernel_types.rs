@@ -17,6 +17,35 @@ pub(crate) fn type_table(model: DataModel, btf: &KernelBtfFiles) -> TypeTable {
     t
 }
 
+/// `-x ctfpath=FILE`: the compiler's kernel types come from FILE, a BTF
+/// file for vmlinux (modules' BTF still from `/sys/kernel/btf`). DTrace names
+/// a CTF archive here and, when it cannot be opened, uses the kernel's own
+/// types; so do we, and say why: the text of that notice.
+pub(crate) fn use_type_file(table: &mut TypeTable, file: &str) -> Result<(), String> {
+    let modules = std::path::Path::new(dtrace_ctypes::kernel::SYS_BTF_DIR);
+    match dtrace_ctypes::KernelBtf::from_file(
+        std::path::Path::new(file),
+        modules.is_dir().then_some(modules),
+    ) {
+        Ok(k) => {
+            table.set_kernel(k);
+            Ok(())
+        }
+        Err(e) => Err(format!(
+            "Cannot open CTF archive {file}: {}; using the kernel's BTF instead",
+            match e {
+                // "No such file or directory (os error 2)": the words only.
+                dtrace_ctypes::btf::BtfError::Io { message, .. } => message
+                    .split(" (os error")
+                    .next()
+                    .unwrap_or_default()
+                    .to_string(),
+                e => e.to_string(),
+            }
+        )),
+    }
+}
+
 /// Whether code generation needs the kernel's task-structure offsets: the
 /// program reads `ppid` or calls `progenyof()`, or enables a kernel SDT probe
 /// (their trampolines read the task and its exit code).

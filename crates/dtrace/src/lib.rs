@@ -106,6 +106,10 @@ pub struct Dtrace {
     /// The last successful check of `items`, reused by code generation unless an
     /// option changed since (options feed the compile options).
     typed: Option<TypedProgram>,
+    /// The `ctfpath` the type table reads kernel types from, once applied.
+    ctfpath: Option<String>,
+    /// Messages for the user that are not errors (see [`Dtrace::take_notices`]).
+    notices: Vec<String>,
 }
 
 /// Kernel symbol addresses for the compiler (backquoted names), from kallsyms.
@@ -147,6 +151,8 @@ impl Dtrace {
             items: Vec::new(),
             clause_probes: Vec::new(),
             typed: None,
+            ctfpath: None,
+            notices: Vec::new(),
             libs: library::Libraries::default(),
         })
     }
@@ -344,6 +350,27 @@ impl Dtrace {
         }
     }
 
+    /// Messages for the user that are not errors, gathered since the last
+    /// call (dtrace(1) prints each as `dtrace: <text>`): e.g. a `ctfpath`
+    /// file that could not be used.
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
+    }
+
+    /// `-x ctfpath`, when it names a file not yet in use.
+    fn apply_ctfpath(&mut self) {
+        let Some(file) = self.options.ctfpath.clone() else {
+            return;
+        };
+        if self.ctfpath.as_deref() == Some(file.as_str()) {
+            return;
+        }
+        if let Err(why) = kernel_types::use_type_file(&mut self.types, &file) {
+            self.notices.push(why);
+        }
+        self.ctfpath = Some(file);
+    }
+
     /// Compile one source; programs accumulate in the handle.
     /// `macro_args` are `$0..$n`; `macro_vars` hold `target`, `pid`, ... as decimal text.
     pub fn compile(
@@ -352,6 +379,7 @@ impl Dtrace {
         macro_args: &[String],
         macro_vars: &HashMap<String, String>,
     ) -> Result<ProgramInfo, CompileError> {
+        self.apply_ctfpath();
         let source = &*self.preprocessed(source)?;
         let text = match source {
             Source::Spec { text, .. } | Source::Script { text, .. } => text,
