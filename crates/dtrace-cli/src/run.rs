@@ -164,7 +164,9 @@ fn run(args: &Args) -> Result<i32, Fail> {
         }
     }
 
-    if args.disassemble {
+    // -S, or -x verbose (libdtrace's DTRACE_C_DIFV, which -S sets): the
+    // compiled programs' disassembly.
+    if args.disassemble || dtrace.options().verbose {
         let text = dtrace.disassemble();
         let mut err = io::stderr().lock();
         let _ = err.write_all(text.as_bytes());
