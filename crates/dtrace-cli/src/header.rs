@@ -17,6 +17,7 @@ use crate::run::Fail;
 
 /// Run `-h`: write the header; the failure to report otherwise.
 pub fn run(args: &Args) -> Result<i32, Fail> {
+    crate::link::checked_options(args)?;
     if args.sources.is_empty() {
         return Err(Fail::usage(
             "dtrace: -h requires one or more scripts or enabling options",

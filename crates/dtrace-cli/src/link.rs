@@ -12,8 +12,27 @@ use crate::args::{Args, SourceArg};
 use crate::provider::semaphore;
 use crate::run::Fail;
 
+/// The `-x` options of a `-h` or `-G` run, each checked as any other run
+/// checks it (a bad name or value is an error there too).
+pub fn checked_options(args: &Args) -> Result<dtrace::Options, Fail> {
+    let mut o = dtrace::Options::default();
+    for s in &args.settings {
+        o.set(&s.name, s.value.as_deref())
+            .map_err(|e| Fail::error(format!("dtrace: failed to set {}: {}", s.origin, e.0)))?;
+    }
+    Ok(o)
+}
+
 /// Run `-G`: write the object.
 pub fn run(args: &Args, objects: &[String]) -> Result<i32, Fail> {
+    // The object holds no kernel or user relocations (`linkmode` changes
+    // nothing), and it is ELF: probes are stapsdt notes, there is no DOF.
+    if checked_options(args)?.linktype_dof {
+        return Err(Fail::error(
+            "dtrace: failed to link script: linktype=dof is not supported: \
+             probes are stapsdt notes in the program's own ELF objects (use linktype=elf)",
+        ));
+    }
     if args.sources.is_empty() {
         return Err(Fail::usage(
             "dtrace: -G requires one or more scripts or enabling options",

@@ -182,3 +182,35 @@ fn unsupported_modes_fail_clearly() {
         assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn header_and_link_check_their_options() {
+    // -h and -G check -x options as any run does; -G refuses linktype=dof
+    // (probes are stapsdt notes: there is no DOF to write).
+    let dir = std::env::temp_dir().join(format!("dtrace-cli-linkopts-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let prov = dir.join("prov.d");
+    let _ = std::fs::write(&prov, "provider p {\n\tprobe go();\n};\n");
+    let prov = prov.to_string_lossy().into_owned();
+    let out_h = dir.join("prov.h").to_string_lossy().into_owned();
+    let out_o = dir.join("prov.o").to_string_lossy().into_owned();
+    let bad = "dtrace: failed to set -x linktype: Invalid value for specified option\n";
+    let out = dtrace(&["-h", "-xlinktype=foo", "-s", &prov, "-o", &out_h]);
+    assert_eq!((out.status.code(), stderr(&out).as_str()), (Some(1), bad));
+    let out = dtrace(&["-G", "-xlinktype=foo", "-s", &prov, "-o", &out_o]);
+    assert_eq!((out.status.code(), stderr(&out).as_str()), (Some(1), bad));
+    let out = dtrace(&["-G", "-xlinktype=dof", "-s", &prov, "-o", &out_o]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("dtrace: failed to link script: linktype=dof is not supported"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.join("prov.o").exists());
+    for opt in ["-xlinktype=elf", "-xlinkmode=dynamic"] {
+        let out = dtrace(&["-G", opt, "-s", &prov, "-o", &out_o]);
+        assert_eq!(out.status.code(), Some(0), "{opt}: {}", stderr(&out));
+    }
+    assert!(std::fs::read(dir.join("prov.o")).is_ok_and(|b| b.starts_with(b"\x7fELF")));
+    let _ = std::fs::remove_dir_all(&dir);
+}
