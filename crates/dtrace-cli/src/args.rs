@@ -53,8 +53,8 @@ pub struct Setting {
     pub origin: String,
 }
 
-/// Preprocessor options: accepted and kept, applied once the compiler has a
-/// C preprocessor stage.
+/// The preprocessor's command-line options, for `cpp` when `-C` runs it
+/// (`-X` is the library's `stdc` option, among the settings).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Preprocessor {
     /// `-C`
@@ -67,8 +67,6 @@ pub struct Preprocessor {
     pub include_dirs: Vec<String>,
     /// `-H`
     pub print_includes: bool,
-    /// `-X a|c|s|t`
-    pub conformance: Option<String>,
 }
 
 /// `-32` / `-64`: the D compiler's data model (the library's).
@@ -341,7 +339,8 @@ fn apply_with_argument(args: &mut Args, letter: char, value: String) -> Result<(
         's' => args.sources.push(SourceArg::Script(value)),
         'U' => args.preprocessor.undefines.push(value),
         'x' => apply_x(args, &value)?,
-        'X' => args.preprocessor.conformance = Some(value),
+        // `-X a|c|s|t` is the `stdc` option, checked as `-x stdc` is.
+        'X' => args.set("stdc", Some(&value), format!("-X {value}")),
         _ => {}
     }
     Ok(())
@@ -689,9 +688,9 @@ mod tests {
                 undefines: vec!["Z".into()],
                 include_dirs: vec!["/inc".into()],
                 print_includes: true,
-                conformance: Some("a".into()),
             }
         );
+        assert_eq!(a.settings, vec![setting("stdc", Some("a"), "-X a")]);
         assert_eq!(a.lib_dirs, vec!["/lib/d".to_string()]);
     }
 

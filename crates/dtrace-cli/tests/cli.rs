@@ -214,3 +214,15 @@ fn header_and_link_check_their_options() {
     assert!(std::fs::read(dir.join("prov.o")).is_ok_and(|b| b.starts_with(b"\x7fELF")));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn conformance_mode_is_checked() {
+    // -X names the stdc option: only a, c, s and t are modes; any other value
+    // is refused as a bad -x stdc value is, naming -X as written.
+    let out = dtrace(&["-X", "q", "-e", "-n", "BEGIN"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "dtrace: failed to set -X q: Invalid value for specified option\n"
+    );
+}
