@@ -1,6 +1,7 @@
 //! The disassembler behind `dtrace -S`.
 //!
-//! One line per instruction slot: index, the 8 raw bytes in hex, then a mnemonic in
+//! One line per instruction slot: index and byte offset (`INS OFF`, as
+//! dtrace(1)'s listings, `0004 00032:`), the 8 raw bytes in hex, then a mnemonic in
 //! the style of the kernel verifier log (`r1 = *(u64 *)(r10 -8)`,
 //! `call bpf_map_lookup_elem#1`, `if r1 s< w2 goto pc+3`). The second slot of an
 //! `ld_imm64` is shown with its bytes only. Immediates are printed in decimal,
@@ -35,13 +36,14 @@ pub fn disassemble_with(insns: &[Insn], map_name: &dyn Fn(MapRef) -> Option<Stri
         let next = insns.get(i + 1);
         let _ = writeln!(
             out,
-            "{i:4}: {}  {}",
+            "{}: {}  {}",
+            position(i),
             hex_bytes(insn),
             mnemonic_with(insn, next, map_name)
         );
         if insn.is_ld_imm64() {
             if let Some(n) = next {
-                let _ = writeln!(out, "{:4}: {}", i + 1, hex_bytes(n));
+                let _ = writeln!(out, "{}: {}", position(i + 1), hex_bytes(n));
             }
             i += 2;
         } else {
@@ -49,6 +51,20 @@ pub fn disassemble_with(insns: &[Insn], map_name: &dyn Fn(MapRef) -> Option<Stri
         }
     }
     out
+}
+
+/// A slot's index and byte offset: `0004 00032`.
+fn position(i: usize) -> String {
+    format!("{i:04} {:05}", i * 8)
+}
+
+/// The slot index a listing line starts with (`0004 00032: ...` gives 4).
+pub fn line_index(line: &str) -> Option<usize> {
+    let (pos, _) = line.split_once(':')?;
+    let mut w = pos.split(' ');
+    let (i, off) = (w.next()?, w.next()?);
+    let i: usize = i.parse().ok()?;
+    (w.next().is_none() && off.parse::<usize>().ok()? == i * 8).then_some(i)
 }
 
 fn hex_bytes(insn: &Insn) -> String {
@@ -429,22 +445,22 @@ mod tests {
         p.extend(Insn::ld_map_idx_value(Reg::R4, 1, 16));
         p.push(Insn::mov64_imm(Reg::R0, 0));
         p.push(Insn::exit());
-        let want = "   0: bf 16 00 00 00 00 00 00  r6 = r1
-   1: 62 0a fc ff 00 00 00 00  *(u32 *)(r10 -4) = 0
-   2: bf a2 00 00 00 00 00 00  r2 = r10
-   3: 07 02 00 00 fc ff ff ff  r2 += -4
-   4: 18 11 00 00 03 00 00 00  r1 = map[id:3]
-   5: 00 00 00 00 00 00 00 00
-   6: 85 00 00 00 01 00 00 00  call bpf_map_lookup_elem#1
-   7: 15 00 02 00 00 00 00 00  if r0 == 0 goto pc+2
-   8: b7 01 00 00 01 00 00 00  r1 = 1
-   9: db 10 00 00 00 00 00 00  lock *(u64 *)(r0 +0) += r1
-  10: 18 03 00 00 01 00 00 00  r3 = 0xdeadbeef00000001 ll
-  11: 00 00 00 00 ef be ad de
-  12: 18 64 00 00 01 00 00 00  r4 = map[idx:1][0]+16
-  13: 00 00 00 00 10 00 00 00
-  14: b7 00 00 00 00 00 00 00  r0 = 0
-  15: 95 00 00 00 00 00 00 00  exit
+        let want = "0000 00000: bf 16 00 00 00 00 00 00  r6 = r1
+0001 00008: 62 0a fc ff 00 00 00 00  *(u32 *)(r10 -4) = 0
+0002 00016: bf a2 00 00 00 00 00 00  r2 = r10
+0003 00024: 07 02 00 00 fc ff ff ff  r2 += -4
+0004 00032: 18 11 00 00 03 00 00 00  r1 = map[id:3]
+0005 00040: 00 00 00 00 00 00 00 00
+0006 00048: 85 00 00 00 01 00 00 00  call bpf_map_lookup_elem#1
+0007 00056: 15 00 02 00 00 00 00 00  if r0 == 0 goto pc+2
+0008 00064: b7 01 00 00 01 00 00 00  r1 = 1
+0009 00072: db 10 00 00 00 00 00 00  lock *(u64 *)(r0 +0) += r1
+0010 00080: 18 03 00 00 01 00 00 00  r3 = 0xdeadbeef00000001 ll
+0011 00088: 00 00 00 00 ef be ad de
+0012 00096: 18 64 00 00 01 00 00 00  r4 = map[idx:1][0]+16
+0013 00104: 00 00 00 00 10 00 00 00
+0014 00112: b7 00 00 00 00 00 00 00  r0 = 0
+0015 00120: 95 00 00 00 00 00 00 00  exit
 ";
         assert_eq!(disassemble(&p), want);
         let named = disassemble_with(&p[4..6], &|r| match r {
@@ -453,7 +469,20 @@ mod tests {
         });
         assert_eq!(
             named,
-            "   0: 18 11 00 00 03 00 00 00  r1 = map[aggs]\n   1: 00 00 00 00 00 00 00 00\n"
+            "0000 00000: 18 11 00 00 03 00 00 00  r1 = map[aggs]\n0001 00008: 00 00 00 00 00 00 00 00\n"
         );
+    }
+
+    #[test]
+    fn listing_lines_give_their_index() {
+        assert_eq!(
+            line_index("0012 00096: 95 00 00 00 00 00 00 00  exit"),
+            Some(12)
+        );
+        assert_eq!(line_index("0013 00104: 00 00 00 00 10 00 00 00"), Some(13));
+        // An offset that is not 8 times the index, and other lines, are not slots.
+        assert_eq!(line_index("0012 00097: 95"), None);
+        assert_eq!(line_index("Disassembly of clause :::BEGIN (epid 1):"), None);
+        assert_eq!(line_index("NAME             ID"), None);
     }
 }

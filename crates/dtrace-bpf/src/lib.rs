@@ -9,7 +9,7 @@ pub mod helper;
 pub mod insn;
 pub mod opcode;
 
-pub use disasm::{disassemble, disassemble_with, mnemonic, MapRef};
+pub use disasm::{disassemble, disassemble_with, line_index, mnemonic, MapRef};
 pub use insn::{
     decode_all, encode_all, subprog_starts, uses_callbacks, AluOp, AtomicOp, Insn, JmpOp, Reg, Size,
 };

@@ -70,7 +70,7 @@ mod xlate;
 
 pub use asm::{MapReloc, RelocKind};
 pub use dtrace_sema::{CompileOptions, KernelOffsets};
-pub use link::{compile, compile_with, disassemble};
+pub use link::{compile, compile_with, disassemble, disassemble_labelled};
 /// x86_64 `struct pt_regs` offsets, for providers describing user-space arguments.
 pub use trampoline::uprobe::regs as uprobe_regs;
 

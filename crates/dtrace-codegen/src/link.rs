@@ -652,6 +652,13 @@ fn describe(tp: &TypedProgram, probes: &[Vec<ProbeInfo>]) -> ProgramDesc {
 
 /// The `dtrace -S` listing: every program with its clause boundaries marked.
 pub fn disassemble(cp: &CompiledProgram) -> String {
+    disassemble_labelled(cp, &|_| None)
+}
+
+/// The `dtrace -S` listing, each clause headed `Disassembly of clause LABEL`
+/// where `label` gives one for the clause index (its probe descriptions), and
+/// by its index otherwise.
+pub fn disassemble_labelled(cp: &CompiledProgram, label: &dyn Fn(u32) -> Option<String>) -> String {
     let mut out = String::new();
     let names = |r: MapRef| -> Option<String> {
         let i = match r {
@@ -669,11 +676,12 @@ pub fn disassemble(cp: &CompiledProgram) -> String {
         ));
         let text = dtrace_bpf::disassemble_with(&p.insns, &names);
         for line in text.lines() {
-            let idx: Option<usize> = line.split(':').next().and_then(|s| s.trim().parse().ok());
+            let idx = dtrace_bpf::line_index(line);
             if let Some(i) = idx {
                 for (r, c, _) in &p.clause_ranges {
                     if r.start == i {
-                        out.push_str(&format!("; ---- clause {} (epid {}) ----\n", c, c + 1));
+                        let what = label(*c).unwrap_or_else(|| c.to_string());
+                        out.push_str(&format!("Disassembly of clause {what} (epid {}):\n", c + 1));
                     }
                 }
                 if i == 0 {

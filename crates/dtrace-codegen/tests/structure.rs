@@ -55,7 +55,11 @@ fn programs_per_attachment() {
         .all(|t| t.flags == dtrace_codegen::BPF_F_RDONLY_PROG));
     assert_eq!(tables[0].initial.len(), 2);
     let listing = dtrace_codegen::disassemble(&cp);
-    assert!(listing.contains("; ---- clause 1 (epid 2) ----"));
+    assert!(listing.contains("\nDisassembly of clause 1 (epid 2):\n"));
+    let labelled = dtrace_codegen::disassemble_labelled(&cp, &|c| Some(format!("<{c}>")));
+    assert!(labelled.contains("\nDisassembly of clause <1> (epid 2):\n"));
+    // Each slot is listed by index and byte offset, as dtrace(1) lists them.
+    assert!(listing.contains("\n0000 00000: "));
     assert!(listing.contains("map[dt_ringbuf]"));
 }
 

@@ -326,6 +326,29 @@ pub fn describe(items: &[Item], catalog: &mut Catalog) -> Vec<(ProbeDesc, Vec<Pr
     out
 }
 
+/// Each clause's probe descriptions, in program order, as `-S` heads it:
+/// every description in its four fields (`BEGIN` is `:::BEGIN`), joined by
+/// `, `.
+pub fn clause_labels(items: &[Item]) -> Vec<String> {
+    let shown = |text: &str| match ProbeDesc::parse(text) {
+        Ok(d) => format!("{}:{}:{}:{}", d.provider, d.module, d.function, d.name),
+        Err(_) => text.to_string(),
+    };
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Clause(c) => Some(
+                c.probes
+                    .iter()
+                    .map(|p| shown(&p.text))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Every macro argument after `$0` must be referenced by the program, unless
 /// the `argref` option is set: `extraneous argument 'foo' ($1 is not referenced)`.
 pub fn unused_macro_args(

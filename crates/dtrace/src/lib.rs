@@ -719,10 +719,12 @@ impl Dtrace {
         ))
     }
 
-    /// `-S`: disassembly of every compiled program.
+    /// `-S`: disassembly of every compiled program, each clause headed by
+    /// its probe descriptions (`Disassembly of clause :::BEGIN (epid 1):`).
     pub fn disassemble(&mut self) -> String {
+        let labels = compile::clause_labels(&self.items);
         match self.generate() {
-            Ok(c) => dtrace_codegen::disassemble(&c),
+            Ok(c) => dtrace_codegen::disassemble_labelled(&c, &|i| labels.get(i as usize).cloned()),
             Err(e) => e.message,
         }
     }
