@@ -4,6 +4,9 @@
 use dtrace_providers::stability::{DepClass, ProviderAttrs, Stability};
 use dtrace_providers::{Attr, Catalog, ProbeDesc};
 use dtrace_sema::ProbeInfo;
+use std::collections::HashMap;
+
+use crate::{compile, CompileError, Source};
 
 /// What a description that names no provider, or names providers by a glob,
 /// is rated: it could match any provider's probes (libdtrace rates it so).
@@ -283,6 +286,93 @@ pub fn report(
         desc_attr,
         stmt_attr,
         descriptions,
+    }
+}
+
+impl crate::Dtrace {
+    /// `dtrace -l`: the probes matching `source`'s descriptions (all probes if `None`).
+    pub fn list(&mut self, source: Option<&Source>) -> Result<Vec<ProbeListing>, CompileError> {
+        self.list_with_misses(source).map(|(rows, _)| rows)
+    }
+
+    /// Like [`Dtrace::list`], also giving dtrace(1)'s message for each
+    /// description that matches no probe (`failed to match ::x:: No probe
+    /// matches description`), which `-l` reports and goes on.
+    pub fn list_with_misses(
+        &mut self,
+        source: Option<&Source>,
+    ) -> Result<(Vec<ProbeListing>, Vec<String>), CompileError> {
+        self.list_with_vars(source, &HashMap::new())
+    }
+
+    /// Like [`Dtrace::list_with_misses`], with macro variables (`$target`
+    /// of `-l -c cmd`) defined.
+    pub fn list_with_vars(
+        &mut self,
+        source: Option<&Source>,
+        macro_vars: &HashMap<String, String>,
+    ) -> Result<(Vec<ProbeListing>, Vec<String>), CompileError> {
+        self.list_probes(source, macro_vars, true)
+    }
+
+    /// `dtrace -l` (`with_args`: `-lv`): the probes matching `source`'s
+    /// descriptions, each listed once, and the misses. Only `-lv` resolves the
+    /// matched probes (their argument types: tracefs formats, BTF prototypes);
+    /// listing everything (`source` `None`) shows the probes as listed.
+    pub fn list_probes(
+        &mut self,
+        source: Option<&Source>,
+        macro_vars: &HashMap<String, String>,
+        with_args: bool,
+    ) -> Result<(Vec<ProbeListing>, Vec<String>), CompileError> {
+        let (ids, misses) = self.list_ids(source, macro_vars, with_args)?;
+        let rows = self.listing_rows(&ids).map(|r| r.to_listing()).collect();
+        Ok((rows, misses))
+    }
+
+    /// [`Dtrace::list_probes`] as probe IDs, in order, for
+    /// [`Dtrace::listing_rows`]: every probe when `source` is `None`.
+    pub fn list_ids(
+        &mut self,
+        source: Option<&Source>,
+        macro_vars: &HashMap<String, String>,
+        with_args: bool,
+    ) -> Result<(Vec<u32>, Vec<String>), CompileError> {
+        let Some(src) = source else {
+            self.catalog.list_all();
+            let ids = self.catalog.probes().iter().map(|p| p.id).collect();
+            return Ok((ids, Vec::new()));
+        };
+        let src = &*self.preprocessed(src)?;
+        let (program, _, _) = self.parse(src, &[], macro_vars)?;
+        let mut misses = Vec::new();
+        let mut ids: Vec<u32> = Vec::new();
+        for item in &program.items {
+            let dtrace_syntax::ast::Item::Clause(c) = item else {
+                continue;
+            };
+            for spec in &c.probes {
+                let errtags = self.options.errtags;
+                let (desc, found) =
+                    compile::list_matches(&self.map, spec, &mut self.catalog, with_args, errtags)?;
+                if found.is_empty() {
+                    misses.push(format!(
+                        "dtrace: failed to match {}:{}:{}:{}: No probe matches description",
+                        desc.provider, desc.module, desc.function, desc.name
+                    ));
+                }
+                ids.extend(found);
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        Ok((ids, misses))
+    }
+
+    /// The `dtrace -l` rows of probes `ids`, borrowed from the catalog (no
+    /// name is copied: listing every probe is 100k+ rows).
+    pub fn listing_rows<'a>(&'a self, ids: &'a [u32]) -> impl Iterator<Item = ProbeRow<'a>> + 'a {
+        rows(&self.catalog, ids)
     }
 }
 

@@ -4,6 +4,8 @@
 //! [`Event`]s for an [`Output`]: dtrace(1)'s text, JSON, or a library user's
 //! handler ([`Session::consume`], [`Session::events`]). Drops are events too.
 
+mod joining;
+
 use crate::aggcache::AggCache;
 use crate::bufpolicy::{Held, Policy};
 use crate::options::BufPolicy;
@@ -449,45 +451,6 @@ impl Session {
     /// addresses of it resolve also after it exits.
     pub fn watch_process(&mut self, pid: u32) {
         self.consumer.watch_process(pid);
-    }
-
-    /// Start watching for user-space probes that join while tracing.
-    fn start_late(&mut self) -> Result<(), ExecError> {
-        let Some(late) = self.late.as_mut() else {
-            return Ok(());
-        };
-        late.start(&self.sys).map_err(|message| ExecError {
-            message: format!("dtrace: cannot watch for new objects: {message}"),
-            detail: None,
-        })?;
-        if let Some(fd) = late.fd() {
-            // SAFETY: the watch, and so `fd`, lives as long as the session.
-            let fd = unsafe { BorrowedFd::borrow_raw(fd) };
-            self.rt.add_wake_fd(fd).map_err(exec_error)?;
-        }
-        Ok(())
-    }
-
-    /// Enable the user-space probes that joined since the last call.
-    fn late_probes(&mut self) {
-        if let Some(late) = self.late.as_mut() {
-            late.poll(&mut self.rt, &mut self.consumer);
-        }
-    }
-
-    /// `-x followfork`: attach the probes of each new child of a traced
-    /// process (held stopped until then) and let it run.
-    fn follow_children(&mut self) -> Result<(), ExecError> {
-        let Some(f) = self.follow.as_mut() else {
-            return Ok(());
-        };
-        for (child, root) in f.new_children() {
-            let attached = self.rt.attach_process(root, child);
-            dtrace_sys::follow::Follower::resume(child);
-            attached.map_err(exec_error)?;
-            self.consumer.watch_process(child);
-        }
-        Ok(())
     }
 
     /// Fire BEGIN (in this process's context), attach all other probes unless
