@@ -5,11 +5,12 @@ usage (as root, from the repository root):
 
     cargo build --release -p dtrace-cli
     python3 bench/probe_cost.py [--dtrace PATH] [--bpftrace PATH] [--runs N]
-                                [--only malloc|usdt|exec ...]
+                                [--only malloc|usdt|openat|exec ...]
 
 Workloads (bench/probe_loops.c, built static so that a uprobe on its own
 `malloc` fires in no other process): `malloc` calls malloc(16)+free, `usdt`
-fires the <sys/sdt.h> probe `bench:::tick`, `exec` forks and execs /bin/true.
+fires the <sys/sdt.h> probe `bench:::tick`, `openat` opens and closes
+/dev/null (copyinstr of the path against bpftrace's str()), `exec` forks and execs /bin/true.
 Each runs untraced and under each tracer program (an empty D clause is not
 empty: it records the probe, so dtrace's "bare" configuration is a clause whose
 predicate is never true) (all with -c, so the probes
@@ -85,6 +86,21 @@ def configurations(helper, mode, dtrace, bpftrace):
             ("dtrace bench$target:::tick { @ = count(); }",
              [dtrace, "-q", "-n", "bench$target:::tick { @ = count(); }"]),
         ]
+    if mode == "openat":
+        tp = "tracepoint:syscalls:sys_enter_openat /pid == cpid/"
+        return [
+            ("untraced", None),
+            ("bpftrace sys_enter_openat { $s = str(args->filename); }",
+             [bpftrace, "-q", "-e", f"{tp} {{ $s = str(args->filename); }}"]),
+            ("dtrace syscall::openat:entry { this->s = copyinstr(arg1); }",
+             [dtrace, "-q", "-n",
+              "syscall::openat:entry /pid == $target/ { this->s = copyinstr(arg1); }"]),
+            ("bpftrace sys_enter_openat { @[str(args->filename)] = count(); }",
+             [bpftrace, "-q", "-e", f"{tp} {{ @[str(args->filename)] = count(); }}"]),
+            ("dtrace syscall::openat:entry { @[copyinstr(arg1)] = count(); }",
+             [dtrace, "-q", "-n",
+              "syscall::openat:entry /pid == $target/ { @[copyinstr(arg1)] = count(); }"]),
+        ]
     return [
         ("untraced", None),
         ("bpftrace tracepoint:sched:sched_process_exec { @ = count(); }",
@@ -117,10 +133,11 @@ def main():
         os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target")), "release", "dtrace"))
     ap.add_argument("--bpftrace", default=shutil.which("bpftrace") or "bpftrace")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--only", action="append", choices=["malloc", "usdt", "exec"])
+    ap.add_argument("--only", action="append", choices=["malloc", "usdt", "openat", "exec"])
     a = ap.parse_args()
-    modes = a.only or ["malloc", "usdt", "exec"]
-    sizes = {"malloc": (200_000, 5), "usdt": (200_000, 5), "exec": (300, 3)}
+    modes = a.only or ["malloc", "usdt", "openat", "exec"]
+    sizes = {"malloc": (200_000, 5), "usdt": (200_000, 5), "openat": (200_000, 5),
+             "exec": (300, 3)}
     tmp = tempfile.mkdtemp(prefix="probe_cost.")
     helper = os.path.join(tmp, "probe_loops")
     subprocess.run(["cc", "-O2", "-static", "-Wall", "-o", helper,

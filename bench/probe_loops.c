@@ -16,6 +16,7 @@
  * (only while BPF statistics are enabled; 0 0 otherwise).
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,12 @@ static void run(const char *mode, long calls)
 	} else if (strcmp(mode, "usdt") == 0) {
 		for (long i = 0; i < calls; i++)
 			tick(i);
+	} else if (strcmp(mode, "openat") == 0) {
+		for (long i = 0; i < calls; i++) {
+			int fd = openat(AT_FDCWD, "/dev/null", O_RDONLY);
+			if (fd >= 0)
+				close(fd);
+		}
 	} else {
 		for (long i = 0; i < calls; i++) {
 			pid_t pid = fork();
@@ -97,7 +104,7 @@ static void bpf_stats(pid_t pid, unsigned long long *ns, unsigned long long *cnt
 int main(int argc, char **argv)
 {
 	if (argc != 5) {
-		fprintf(stderr, "usage: %s malloc|usdt|exec CALLS ROUNDS OUT\n", argv[0]);
+		fprintf(stderr, "usage: %s malloc|usdt|openat|exec CALLS ROUNDS OUT\n", argv[0]);
 		return 2;
 	}
 	long calls = atol(argv[2]);
