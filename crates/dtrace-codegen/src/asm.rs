@@ -2,7 +2,7 @@
 //! sites and map references (relocations the runtime patches to fds at load).
 
 use dtrace_bpf::opcode::{BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE};
-use dtrace_bpf::{Insn, JmpOp, Reg};
+use dtrace_bpf::{AtomicOp, Insn, JmpOp, Reg, Size};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Label(u32);
@@ -180,6 +180,20 @@ impl Asm {
         let mut i = Insn::ld_map_value(dst, map as i32, offset as i32);
         i[0].src = BPF_PSEUDO_MAP_VALUE;
         self.emit2(i);
+    }
+
+    /// r2 = the 64-bit counter at `offset` in `map`'s value, which goes up
+    /// by one atomically (the next number handed out; clobbers r1).
+    pub fn fetch_inc(&mut self, map: usize, offset: u32) {
+        self.ld_map_value(Reg::R1, map, offset);
+        self.emit(Insn::mov64_imm(Reg::R2, 1));
+        self.emit(Insn::atomic(
+            Size::DW,
+            AtomicOp::FetchAdd,
+            Reg::R1,
+            Reg::R2,
+            0,
+        ));
     }
 
     /// `dst = imm` choosing the short form when the value fits.

@@ -6,7 +6,7 @@ use crate::expr::{int_parts, str_cap};
 use crate::gen::{Gen, Val, DCTX};
 use crate::layout::{self, tuple_layout};
 use crate::strings;
-use dtrace_bpf::{helper, AluOp, AtomicOp, Insn, JmpOp, Reg, Size};
+use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
 use dtrace_sema::{ArithOp, BitPlace, ElemRoot, LValue, TExpr, Ty, VarRef};
 
 fn size_of(t: &Ty) -> Size {
@@ -418,16 +418,7 @@ impl<'a> Gen<'a> {
     /// counted) when `dynvarsize` holds no more (clobbers r1, r2).
     pub fn dyn_reserve(&mut self, full: crate::asm::Label) {
         let ok = self.a.label();
-        self.a
-            .ld_map_value(Reg::R1, self.l.globals, layout::G_DYNVARS);
-        self.a.emit(Insn::mov64_imm(Reg::R2, 1));
-        self.a.emit(Insn::atomic(
-            Size::DW,
-            AtomicOp::FetchAdd,
-            Reg::R1,
-            Reg::R2,
-            0,
-        ));
+        self.a.fetch_inc(self.l.globals, layout::G_DYNVARS);
         self.a
             .jmp_imm(JmpOp::Lt, Reg::R2, self.l.dynvar_limit as i32, ok);
         self.dyn_release();

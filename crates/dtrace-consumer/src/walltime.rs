@@ -189,10 +189,7 @@ const MONTHS: [&str; 12] = [
 
 /// `%Y`: nanoseconds since the epoch as `%Y %b %e %T` in `tz`.
 pub fn walltime_in(ns: i64, tz: &TimeZone) -> String {
-    let utc = ns.div_euclid(1_000_000_000);
-    let secs = utc + tz.offset_at(utc) as i64;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
+    let (_, days, rem) = local_days(ns, tz);
     let (year, month, day) = civil(days);
     let mon = MONTHS
         .get((month - 1).clamp(0, 11) as usize)
@@ -209,10 +206,7 @@ pub fn walltime_in(ns: i64, tz: &TimeZone) -> String {
 /// `%T`: nanoseconds since the epoch as RFC 822 has a date, in `tz`:
 /// `%a, %d %b %G %T %Z` (the year is the ISO 8601 week-numbering year).
 pub fn time822_in(ns: i64, tz: &TimeZone) -> String {
-    let utc = ns.div_euclid(1_000_000_000);
-    let secs = utc + tz.offset_at(utc) as i64;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
+    let (utc, days, rem) = local_days(ns, tz);
     let (_, month, day) = civil(days);
     // 1970-01-01 was a Thursday.
     let wday = (days + 4).rem_euclid(7);
@@ -228,6 +222,14 @@ pub fn time822_in(ns: i64, tz: &TimeZone) -> String {
         rem % 60,
         tz.name_at(utc)
     )
+}
+
+/// (seconds since the epoch, local days since 1970-01-01, local seconds
+/// into that day) of `ns` nanoseconds since the epoch, in `tz`.
+fn local_days(ns: i64, tz: &TimeZone) -> (i64, i64, i64) {
+    let utc = ns.div_euclid(1_000_000_000);
+    let secs = utc + tz.offset_at(utc) as i64;
+    (utc, secs.div_euclid(86_400), secs.rem_euclid(86_400))
 }
 
 /// (year, month 1..=12, day) of `days` since 1970-01-01 in the proleptic

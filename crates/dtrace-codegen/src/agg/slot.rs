@@ -32,15 +32,7 @@ impl Gen<'_> {
         self.dctx_ptr(Reg::R2, D_AGGSLOT as u32);
         self.a.call_helper(helper::MAP_POP_ELEM);
         self.a.jmp_imm(JmpOp::Eq, Reg::R0, 0, got);
-        self.a.ld_map_value(Reg::R1, g.counter, g.counter_off);
-        self.a.emit(Insn::mov64_imm(Reg::R2, 1));
-        self.a.emit(Insn::atomic(
-            Size::DW,
-            AtomicOp::FetchAdd,
-            Reg::R1,
-            Reg::R2,
-            0,
-        ));
+        self.a.fetch_inc(g.counter, g.counter_off);
         self.a.jmp_imm(JmpOp::Ge, Reg::R2, g.slots as i32, full);
         self.a
             .emit(Insn::stx_mem(Size::W, DCTX, Reg::R2, D_AGGSLOT));
