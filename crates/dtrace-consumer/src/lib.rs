@@ -21,6 +21,7 @@
 //! - [`folded`]: `-x aggfmt=folded`, stack-keyed aggregations as folded stacks;
 //! - [`quantize`]: the ASCII distributions; [`packed`]: their `aggpack` layout;
 //! - [`speculation`]: speculative records held until their commit or discard;
+//! - [`principal`]: DTrace's record sizes and the `ring`/`fill` principal buffers;
 //! - [`options`]: consumer options settable with `-x name=value`.
 
 pub mod aggregate;
@@ -31,6 +32,7 @@ pub mod folded;
 pub mod json;
 pub mod options;
 pub mod packed;
+pub mod principal;
 pub mod print;
 pub mod printf;
 pub mod quantize;

@@ -12,7 +12,9 @@
 //!
 //! The kernel's ring buffer is shared by all CPUs and cannot overwrite, so
 //! the per-CPU buffers are kept here: records are read from the kernel as
-//! usual and held, by the CPU in their header, until tracing stops.
+//! usual and held, by the CPU in their header, until tracing stops. Their
+//! capacity is counted in DTrace's record sizes (the consumer's `principal`
+//! module), so `bufsize` keeps as much as it would in DTrace.
 //!
 //! Speculations are settled as records are read (the consumer's `Settler`):
 //! a commit puts the speculation's records into the principal buffers then,
@@ -22,9 +24,12 @@
 //! incremented"); a discard drops them; either way the ID is freed at once,
 //! so `speculation()` can hand it out again while tracing goes on.
 
-use dtrace_codegen::desc::ProgramDesc;
+use dtrace_codegen::desc::{ProgramDesc, RecordHeader, EPID_FAULT};
+use dtrace_consumer::principal::{
+    fault_record_size, record_size, Block, FillBuffer, RecordSize, RingBuffer,
+};
 use dtrace_consumer::speculation::Settler;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// Byte offset of the CPU in every record's header.
 const CPU_AT: usize = 8;
@@ -36,35 +41,49 @@ fn record_cpu(r: &[u8]) -> u32 {
         .unwrap_or(0)
 }
 
-/// Which policy, with its per-CPU capacity in bytes.
+/// Which policy, with each CPU's buffer size in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Policy {
     Ring {
         bufsize: u64,
     },
-    /// `bufsize` less the room kept for END.
+    /// `reserve` of the `bufsize` bytes are kept back for END.
     Fill {
-        room: u64,
+        bufsize: u64,
+        reserve: u64,
     },
 }
 
-#[derive(Debug, Default)]
-struct CpuBuffer {
-    records: VecDeque<Vec<u8>>,
-    bytes: u64,
-    full: bool,
+#[derive(Debug)]
+enum CpuBuffer {
+    Ring(RingBuffer<Vec<u8>>),
+    Fill(FillBuffer<Vec<u8>>),
 }
 
 impl CpuBuffer {
-    /// Under `ring`: the record in, the oldest out until `bufsize` holds.
-    fn push_ring(&mut self, r: Vec<u8>, bufsize: u64) {
-        self.bytes += r.len() as u64;
-        self.records.push_back(r);
-        while self.bytes > bufsize {
-            match self.records.pop_front() {
-                Some(old) => self.bytes -= old.len() as u64,
-                None => break,
-            }
+    fn new(policy: Policy) -> CpuBuffer {
+        match policy {
+            Policy::Ring { bufsize } => CpuBuffer::Ring(RingBuffer::new(bufsize)),
+            Policy::Fill { bufsize, reserve } => CpuBuffer::Fill(FillBuffer::new(bufsize, reserve)),
+        }
+    }
+
+    /// Whether `block` was recorded (else one drop).
+    fn push(&mut self, block: Block<Vec<u8>>) -> bool {
+        match self {
+            CpuBuffer::Ring(r) => r.push(block).is_ok(),
+            CpuBuffer::Fill(f) => f.push(block).is_ok(),
+        }
+    }
+
+    fn full(&self) -> bool {
+        matches!(self, CpuBuffer::Fill(f) if f.full())
+    }
+
+    fn into_records(self) -> Box<dyn Iterator<Item = Vec<u8>>> {
+        match self {
+            CpuBuffer::Ring(r) => Box::new(r.into_records()),
+            CpuBuffer::Fill(f) => Box::new(f.into_records()),
         }
     }
 }
@@ -73,6 +92,8 @@ impl CpuBuffer {
 #[derive(Debug)]
 pub(crate) struct Held {
     policy: Policy,
+    /// Bytes DTrace records for each string.
+    strsize: u64,
     cpus: BTreeMap<u32, CpuBuffer>,
     /// Records a full buffer refused, by CPU (cumulative).
     drops: BTreeMap<u32, u64>,
@@ -81,9 +102,10 @@ pub(crate) struct Held {
 }
 
 impl Held {
-    pub(crate) fn new(policy: Policy) -> Held {
+    pub(crate) fn new(policy: Policy, strsize: u64) -> Held {
         Held {
             policy,
+            strsize,
             cpus: BTreeMap::new(),
             drops: BTreeMap::new(),
             released: false,
@@ -98,67 +120,50 @@ impl Held {
             return Some(r);
         }
         let settled = self.settler.settle(desc, r)?;
-        self.push(settled.record);
-        self.commit(settled.committed);
+        let size = self.size_of(&settled.record, desc);
+        let cpu = record_cpu(&settled.record);
+        self.push(cpu, Block::single(size, settled.record));
+        self.commit(settled.committed, desc);
         None
     }
 
-    /// One record into its CPU's buffer, under the policy.
-    fn push(&mut self, r: Vec<u8>) {
-        let cpu = record_cpu(&r);
-        let size = r.len() as u64;
-        let buf = self.cpus.entry(cpu).or_default();
-        match self.policy {
-            Policy::Ring { bufsize } => {
-                if size > bufsize {
-                    *self.drops.entry(cpu).or_default() += 1;
-                    return;
-                }
-                buf.push_ring(r, bufsize);
-            }
-            Policy::Fill { room } => {
-                if buf.full || buf.bytes + size > room {
-                    buf.full = true;
-                    *self.drops.entry(cpu).or_default() += 1;
-                    return;
-                }
-                buf.bytes += size;
-                buf.records.push_back(r);
-            }
+    /// The footprint of a record in a DTrace principal buffer.
+    fn size_of(&self, r: &[u8], desc: &ProgramDesc) -> RecordSize {
+        match RecordHeader::parse(r).map(|h| h.epid) {
+            Some(EPID_FAULT) => fault_record_size(),
+            Some(epid) => match desc.epids.get(&epid) {
+                Some(e) => record_size(e, self.strsize),
+                None => RecordSize {
+                    size: r.len() as u64,
+                    align: 8,
+                },
+            },
+            None => RecordSize { size: 0, align: 4 },
+        }
+    }
+
+    /// A block into `cpu`'s buffer, under the policy; a drop if it is refused.
+    fn push(&mut self, cpu: u32, block: Block<Vec<u8>>) {
+        let policy = self.policy;
+        let buf = self
+            .cpus
+            .entry(cpu)
+            .or_insert_with(|| CpuBuffer::new(policy));
+        if !buf.push(block) {
+            *self.drops.entry(cpu).or_default() += 1;
         }
     }
 
     /// A committed speculation's records, each CPU's part copied whole into
     /// that CPU's buffer, or not at all (one drop) when it has no room.
-    fn commit(&mut self, records: Vec<Vec<u8>>) {
-        let mut by_cpu: BTreeMap<u32, Vec<Vec<u8>>> = BTreeMap::new();
+    fn commit(&mut self, records: Vec<Vec<u8>>, desc: &ProgramDesc) {
+        let mut by_cpu: BTreeMap<u32, Vec<(RecordSize, Vec<u8>)>> = BTreeMap::new();
         for r in records {
-            by_cpu.entry(record_cpu(&r)).or_default().push(r);
+            let size = self.size_of(&r, desc);
+            by_cpu.entry(record_cpu(&r)).or_default().push((size, r));
         }
         for (cpu, part) in by_cpu {
-            let size: u64 = part.iter().map(|r| r.len() as u64).sum();
-            let buf = self.cpus.entry(cpu).or_default();
-            let fits = match self.policy {
-                Policy::Ring { bufsize } => size <= bufsize,
-                Policy::Fill { room } => {
-                    let fits = !buf.full && buf.bytes + size <= room;
-                    buf.full |= !fits;
-                    fits
-                }
-            };
-            if !fits {
-                *self.drops.entry(cpu).or_default() += 1;
-                continue;
-            }
-            for r in part {
-                match self.policy {
-                    Policy::Ring { bufsize } => buf.push_ring(r, bufsize),
-                    Policy::Fill { .. } => {
-                        buf.bytes += r.len() as u64;
-                        buf.records.push_back(r);
-                    }
-                }
-            }
+            self.push(cpu, Block::packed(part));
         }
     }
 
@@ -175,7 +180,7 @@ impl Held {
 
     /// Some CPU's `fill` buffer is full: tracing must stop.
     pub(crate) fn filled(&self) -> bool {
-        self.cpus.values().any(|b| b.full)
+        self.cpus.values().any(CpuBuffer::full)
     }
 
     /// Tracing stopped: every held record, CPU by CPU and oldest first, then
@@ -185,7 +190,7 @@ impl Held {
         self.released = true;
         let mut all: Vec<Vec<u8>> = std::mem::take(&mut self.cpus)
             .into_values()
-            .flat_map(|b| b.records)
+            .flat_map(CpuBuffer::into_records)
             .collect();
         all.extend(self.settler.release());
         all
@@ -283,7 +288,7 @@ mod tests {
 
     #[test]
     fn ring_keeps_the_newest_per_cpu() {
-        let mut h = Held::new(Policy::Ring { bufsize: 32 });
+        let mut h = Held::new(Policy::Ring { bufsize: 32 }, 256);
         for (cpu, tag) in [(1, 1), (0, 2), (1, 3), (1, 4), (0, 5), (1, 5 + 1)] {
             assert_eq!(h.take(rec(cpu, tag), &none()), None);
         }
@@ -297,7 +302,13 @@ mod tests {
 
     #[test]
     fn fill_stops_a_cpu_at_its_first_misfit() {
-        let mut h = Held::new(Policy::Fill { room: 40 });
+        let mut h = Held::new(
+            Policy::Fill {
+                bufsize: 40,
+                reserve: 0,
+            },
+            256,
+        );
         for tag in 1..=4 {
             h.take(rec(0, tag), &none());
         }
@@ -314,7 +325,7 @@ mod tests {
     fn commits_and_discards_settle_as_they_are_read() {
         use dtrace_codegen::desc::SPEC_DRAINED;
         let d = spec_desc();
-        let mut h = Held::new(Policy::Ring { bufsize: 4096 });
+        let mut h = Held::new(Policy::Ring { bufsize: 4096 }, 256);
         // Speculated on CPU 1, committed on CPU 0.
         assert_eq!(h.take(fields(1, 1, &[spec(1, 1), 10]), &d), None);
         h.take(fields(2, 0, &[20]), &d);
@@ -359,8 +370,15 @@ mod tests {
     fn a_commit_that_does_not_fit_copies_nothing() {
         use dtrace_codegen::desc::SPEC_DRAINED;
         let d = spec_desc();
-        // Room for the commit record and one 32-byte record, not two.
-        let mut h = Held::new(Policy::Fill { room: 24 + 32 + 16 });
+        // The commit records nothing; the two speculated records (16 bytes
+        // each in DTrace) do not fit in 24 bytes together.
+        let mut h = Held::new(
+            Policy::Fill {
+                bufsize: 24,
+                reserve: 0,
+            },
+            256,
+        );
         h.take(fields(1, 0, &[spec(1, 1), 1]), &d);
         h.take(fields(1, 0, &[spec(1, 1), 2]), &d);
         h.take(fields(3, 0, &[SPEC_DRAINED | spec(1, 1)]), &d);

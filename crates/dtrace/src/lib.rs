@@ -718,13 +718,14 @@ impl Dtrace {
             })
             .map(|(i, _)| i)
             .collect();
-        let end_reserve = compiled
-            .desc
-            .epids
-            .values()
-            .filter(|e| end_clauses.contains(&e.clause))
-            .map(|e| e.size as u64)
-            .sum();
+        let end_reserve = dtrace_consumer::principal::end_reserve(
+            compiled
+                .desc
+                .epids
+                .values()
+                .filter(|e| end_clauses.contains(&e.clause)),
+            self.options.strsize,
+        );
         let late = if plan.is_empty() {
             None
         } else {

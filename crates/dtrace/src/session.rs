@@ -175,21 +175,28 @@ impl Session {
         end_reserve: u64,
         late: Option<crate::late::LateProbes>,
     ) -> Result<Session, ExecError> {
-        let bufsize = options.bufsize.max(4096);
+        // Each CPU's buffer, in DTrace's record sizes: `bufsize` bytes
+        // rounded down to whole 64-bit words.
+        let bufsize = options.bufsize - options.bufsize % 8;
+        let strsize = options.strsize;
         let held = match options.bufpolicy {
             BufPolicy::Switch => None,
-            BufPolicy::Ring => Some(Held::new(Policy::Ring { bufsize })),
+            BufPolicy::Ring => Some(Held::new(Policy::Ring { bufsize }, strsize)),
             // DTrace keeps room for END's records in every buffer, and will
             // not start if they could not fit at all.
-            BufPolicy::Fill => match bufsize.checked_sub(end_reserve) {
-                Some(room) => Some(Held::new(Policy::Fill { room })),
-                None => {
-                    return Err(ExecError {
-                        message: "dtrace: END enablings exceed size of principal buffer".into(),
-                        detail: None,
-                    })
-                }
-            },
+            BufPolicy::Fill if end_reserve <= bufsize => Some(Held::new(
+                Policy::Fill {
+                    bufsize,
+                    reserve: end_reserve,
+                },
+                strsize,
+            )),
+            BufPolicy::Fill => {
+                return Err(ExecError {
+                    message: "dtrace: END enablings exceed size of principal buffer".into(),
+                    detail: None,
+                })
+            }
         };
         let load = dtrace_runtime::LoadOptions {
             bpflog: options
