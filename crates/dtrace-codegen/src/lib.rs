@@ -240,6 +240,10 @@ pub struct BpfProgram {
     pub clause_ranges: Vec<(std::ops::Range<usize>, u32, Span)>,
     /// Instruction ranges of each loop and the source line it starts on.
     pub loop_ranges: Vec<(std::ops::Range<usize>, u32)>,
+    /// Each clause here with the first of its probes this program serves
+    /// (clause index, probe ID): the probe a rejection of that clause's code
+    /// is reported for, as DTrace reports a program per probe.
+    pub clause_probes: Vec<(u32, u32)>,
     /// [`Attach::Uprobe`]: by attach cookie, the probe ID and which of its
     /// argument layouts the sites with that cookie use (the provider knows
     /// where each probe's sites are).

@@ -207,13 +207,24 @@ pub fn compile_with(
             funcs.push((code.asm, Some(*ci)));
         }
         funcs[err_id.0].0 = crate::error::build(&l, error_ids, &err_clause_ids);
+        let clause_probes: Vec<(u32, u32)> = members
+            .iter()
+            .filter_map(|(ci, ps)| Some((*ci as u32, ps.first()?.id)))
+            .chain(
+                error_clauses
+                    .iter()
+                    .filter_map(|ci| Some((*ci as u32, error_probe.as_ref()?.id))),
+            )
+            .collect();
         if let Group::RawSdt(raw) = *g {
             let served = raw_sdt_probes(&l, members, &clause_ids, err_id);
             funcs[0].0 = trampoline::rawsdt::build(&l, raw, &served, args, opts.kernel);
             add_subrs(&mut funcs, &l.subrs);
             let name = format!("dtrace_{raw}");
             let attach = Attach::RawTracepoint(raw.to_string());
-            programs.push(link(name, ProgType::RawTracepoint, attach, funcs, tp));
+            let mut prog = link(name, ProgType::RawTracepoint, attach, funcs, tp);
+            prog.clause_probes = clause_probes;
+            programs.push(prog);
             continue;
         }
         let d = Dispatch {
@@ -407,6 +418,7 @@ pub fn compile_with(
         prog.uprobes = uprobes;
         prog.retoff_map = retoff_map;
         prog.late = late_rows;
+        prog.clause_probes = clause_probes;
         programs.push(prog);
     }
     // lockstat's contention probes read the waits a companion program on
@@ -607,6 +619,7 @@ fn link(
         relocs,
         clause_ranges,
         loop_ranges,
+        clause_probes: Vec::new(),
         uprobes: Vec::new(),
         retoff_map: None,
         late: None,

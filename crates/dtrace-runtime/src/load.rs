@@ -70,6 +70,8 @@ pub fn load_program(
             .map(|m| m.as_raw_fd())
             .ok_or_else(|| RuntimeError::Load {
                 program: prog.name.clone(),
+                probe_id: prog.clause_probes.first().map(|(_, p)| *p),
+                errno: None,
                 clause: None,
                 message: format!("relocation names unknown map {}", r.map),
                 log: None,
@@ -110,6 +112,8 @@ pub fn load_program(
         spec.attach_btf_id =
             dtrace_providers::fbt::btf_func_id(func).ok_or_else(|| RuntimeError::Load {
                 program: prog.name.clone(),
+                probe_id: prog.clause_probes.first().map(|(_, p)| *p),
+                errno: None,
                 clause: None,
                 message: format!("kernel function {func} has no BTF type"),
                 log: None,
@@ -134,6 +138,10 @@ pub fn load_program(
             Some(l) => summarize_log(l),
             None => (None, e.to_string()),
         };
+        let errno = match &e {
+            dtrace_sys::prog::ProgError::Load { errno, .. } => Some(*errno),
+            _ => None,
+        };
         if let Some(line) = failing_loop(prog, insn, &message) {
             return RuntimeError::Loop { line, log };
         }
@@ -143,8 +151,16 @@ pub fn load_program(
                 .find(|(r, _, _)| r.contains(&i))
                 .map(|(_, c, _)| *c)
         });
+        let probe_id = prog
+            .clause_probes
+            .iter()
+            .find(|(c, _)| Some(*c) == clause)
+            .or(prog.clause_probes.first())
+            .map(|(_, p)| *p);
         RuntimeError::Load {
             program: prog.name.clone(),
+            probe_id,
+            errno,
             clause,
             message,
             log,
@@ -155,7 +171,8 @@ pub fn load_program(
 
 /// Test-only, hidden: `DTRACE_TEST_REJECT_CLAUSE=N` makes the verifier reject
 /// clause N (1-based, as error messages count) so tests can check how a verifier
-/// rejection is reported (the clause named, `-x verbose` showing the log). No D
+/// rejection is reported (the log, the probe named, `-x verbose` naming the
+/// clause). No D
 /// program is known that our code generator turns into a rejected program, so
 /// this is the only way to exercise that path end to end. Documented in
 /// docs/PERFORMANCE.md ("Test hooks").
@@ -285,6 +302,7 @@ mod tests {
             relocs,
             clause_ranges: vec![(0..2, 0, span), (2..8, 1, span)],
             loop_ranges: Vec::new(),
+            clause_probes: vec![(0, 7), (1, 9)],
             uprobes: Vec::new(),
             retoff_map: None,
             late: None,
@@ -405,6 +423,7 @@ mod tests {
         let err = load_program(&sys, &program(insns, Vec::new()), &[], None, None).err();
         let Some(RuntimeError::Load {
             clause,
+            probe_id,
             message,
             log,
             ..
@@ -413,6 +432,7 @@ mod tests {
             panic!("expected a load error, got {err:?}");
         };
         assert_eq!(clause, Some(1));
+        assert_eq!(probe_id, Some(9));
         assert_eq!(message, "invalid read from stack off 0+0 size 8");
         assert!(log.is_some_and(|l| l.contains("func#0")));
     }

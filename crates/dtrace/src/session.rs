@@ -22,23 +22,61 @@ use std::ops::ControlFlow;
 use std::os::fd::{BorrowedFd, RawFd};
 use std::time::Duration;
 
+/// A runtime failure as dtrace(1) reports it. A program the kernel refused
+/// is reported as DTrace reports it: the verifier's log, each line after
+/// `BPF: ` (or, when `bpflogsize` cut it short, that it is not shown), then
+/// `could not enable tracing: BPF program load for '<probe>' failed: <errno>`;
+/// which clause the rejected instruction is in is the `-x verbose` detail.
 fn exec_error(e: RuntimeError) -> ExecError {
+    load_error(e, &Default::default())
+}
+
+/// [`exec_error`], naming the probe a refused program was loaded for from
+/// the program's probe names.
+fn load_error(
+    e: RuntimeError,
+    names: &std::collections::BTreeMap<u32, dtrace_codegen::desc::ProbeName>,
+) -> ExecError {
     match &e {
-        // As DTrace: a log cut short by `bpflogsize` is not shown, and the
-        // message says how to have all of it.
         RuntimeError::Load {
-            log_incomplete: Some(size),
+            program,
+            probe_id,
+            errno,
+            message: reason,
+            log,
+            log_incomplete,
             ..
-        } => ExecError {
-            message: format!(
-                "BPF verifier log is incomplete and is not reported.\n\
-                 Set DTrace option 'bpflogsize' to some greater size for more output.\n\
-                 (Current size is {size}.)\n\
-                 dtrace: {e}"
-            ),
-            detail: None,
-        },
-        RuntimeError::Load { log, .. } | RuntimeError::Loop { log, .. } => ExecError {
+        } => {
+            let mut message = String::new();
+            match (log_incomplete, log) {
+                (Some(size), _) => message.push_str(&format!(
+                    "BPF verifier log is incomplete and is not reported.\n\
+                     Set DTrace option 'bpflogsize' to some greater size for more output.\n\
+                     (Current size is {size}.)\n"
+                )),
+                (None, Some(log)) => {
+                    for line in log.lines() {
+                        message.push_str("BPF: ");
+                        message.push_str(line);
+                        message.push('\n');
+                    }
+                }
+                (None, None) => {}
+            }
+            let probe = probe_id
+                .and_then(|id| names.get(&id))
+                .map(|n| format!("{}:{}:{}:{}", n.provider, n.module, n.function, n.name))
+                .unwrap_or_else(|| program.clone());
+            let why = errno.map_or_else(|| reason.clone(), |e| e.to_string());
+            message.push_str(&format!(
+                "dtrace: could not enable tracing: BPF program load for '{probe}' failed: {why}"
+            ));
+            ExecError {
+                message,
+                detail: e.rejection_hint().map(|h| format!("dtrace: {h}")),
+            }
+        }
+        RuntimeError::Loop { log, .. } => ExecError {
             message: format!("dtrace: {e}"),
             detail: log.clone(),
         },
@@ -227,8 +265,8 @@ impl Session {
                 detail: None,
             });
         }
-        let rt =
-            dtrace_runtime::Session::load(sys, features, &compiled, &load).map_err(exec_error)?;
+        let rt = dtrace_runtime::Session::load(sys, features, &compiled, &load)
+            .map_err(|e| load_error(e, &compiled.desc.probes))?;
         let buffer_lowered = lowered(rt.principal_size());
         let roots = rt.uprobe_pids();
         let follow = if options.followfork && !roots.is_empty() {
