@@ -4,7 +4,10 @@
 //! [`Event`]s for an [`Output`]: dtrace(1)'s text, JSON, or a library user's
 //! handler ([`Session::consume`], [`Session::events`]). Drops are events too.
 
+mod failure;
 mod joining;
+
+use failure::{exec_error, load_error};
 
 use crate::aggcache::AggCache;
 use crate::bufpolicy::{Held, Policy};
@@ -15,77 +18,11 @@ use dtrace_consumer::{
     AggReport, AggSource, ConsumeError, Consumer, ConsumerOptions, Context, Control, DropKind,
     Event, Output,
 };
-use dtrace_runtime::RuntimeError;
 use dtrace_sys::{Features, SysRef};
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::os::fd::{BorrowedFd, RawFd};
 use std::time::Duration;
-
-/// A runtime failure as dtrace(1) reports it. A program the kernel refused
-/// is reported as DTrace reports it: the verifier's log, each line after
-/// `BPF: ` (or, when `bpflogsize` cut it short, that it is not shown), then
-/// `could not enable tracing: BPF program load for '<probe>' failed: <errno>`;
-/// which clause the rejected instruction is in is the `-x verbose` detail.
-fn exec_error(e: RuntimeError) -> ExecError {
-    load_error(e, &Default::default())
-}
-
-/// [`exec_error`], naming the probe a refused program was loaded for from
-/// the program's probe names.
-fn load_error(
-    e: RuntimeError,
-    names: &std::collections::BTreeMap<u32, dtrace_codegen::desc::ProbeName>,
-) -> ExecError {
-    match &e {
-        RuntimeError::Load {
-            program,
-            probe_id,
-            errno,
-            message: reason,
-            log,
-            log_incomplete,
-            ..
-        } => {
-            let mut message = String::new();
-            match (log_incomplete, log) {
-                (Some(size), _) => message.push_str(&format!(
-                    "BPF verifier log is incomplete and is not reported.\n\
-                     Set DTrace option 'bpflogsize' to some greater size for more output.\n\
-                     (Current size is {size}.)\n"
-                )),
-                (None, Some(log)) => {
-                    for line in log.lines() {
-                        message.push_str("BPF: ");
-                        message.push_str(line);
-                        message.push('\n');
-                    }
-                }
-                (None, None) => {}
-            }
-            let probe = probe_id
-                .and_then(|id| names.get(&id))
-                .map(|n| format!("{}:{}:{}:{}", n.provider, n.module, n.function, n.name))
-                .unwrap_or_else(|| program.clone());
-            let why = errno.map_or_else(|| reason.clone(), |e| e.to_string());
-            message.push_str(&format!(
-                "dtrace: could not enable tracing: BPF program load for '{probe}' failed: {why}"
-            ));
-            ExecError {
-                message,
-                detail: e.rejection_hint().map(|h| format!("dtrace: {h}")),
-            }
-        }
-        RuntimeError::Loop { log, .. } => ExecError {
-            message: format!("dtrace: {e}"),
-            detail: log.clone(),
-        },
-        _ => ExecError {
-            message: format!("dtrace: {e}"),
-            detail: None,
-        },
-    }
-}
 
 /// Reads aggregations from the kernel for the consumer.
 struct Aggs<'a>(&'a dtrace_runtime::Session);
