@@ -1,7 +1,8 @@
 //! The ERROR subprogram: writes the fault record, then runs the user's ERROR
 //! clauses with Oracle DTrace 2.x's ERROR arguments (arg1 the probe ID that
 //! faulted, arg2 the clause's index, arg3 the BPF offset, arg4 the fault kind,
-//! arg5 the address), restoring the probe context afterwards.
+//! arg5 the address), restoring the probe context afterwards. An ERROR clause
+//! that faults counts a double error.
 //! Called with r1 = dctx and r2 = the program's context, as clauses are.
 
 use crate::asm::{Asm, FuncId};
@@ -105,10 +106,16 @@ pub fn build(l: &Layout, error_probe: Option<(u32, u32)>, clauses: &[FuncId]) ->
                 layout::D_ARGS + 8 * (k as i16 + 1),
             ));
         }
+        // A fault in an ERROR clause is not reported as a fault (DTrace
+        // would recurse): it is counted, a double error.
         for f in clauses {
+            let next = a.label();
             a.emit(Insn::mov64_reg(Reg::R1, dc));
             a.emit(Insn::mov64_reg(Reg::R2, ctx));
             a.call_clause(*f);
+            a.jmp_imm(JmpOp::Eq, Reg::R0, 0, next);
+            crate::gen::emit_count_drop(&mut a, l.drops, layout::DROP_DBLERROR, -8);
+            a.bind(next);
         }
         for (i, off) in SAVED.iter().enumerate() {
             a.emit(Insn::ldx_mem(

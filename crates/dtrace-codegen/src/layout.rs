@@ -67,8 +67,10 @@ pub const DROP_SPEC: i32 = 3;
 pub const DROP_SPECBUSY: i32 = 4;
 /// speculation() found no free ID ("no speculative buffer available").
 pub const DROP_SPECUNAVAIL: i32 = 5;
+/// An ERROR clause faulted (dtrace's "errors in ERROR probe enabling").
+pub const DROP_DBLERROR: i32 = 6;
 /// Number of drop counter slots.
-pub const DROP_SLOTS: u32 = 6;
+pub const DROP_SLOTS: u32 = 7;
 
 /// The speculations map (array, key u32 ID 0..=nspec): per ID a u64 state at
 /// [`SPEC_STATE`], the u64 bytes recorded so far at [`SPEC_BYTES`], and at

@@ -4,8 +4,8 @@ use crate::aggs::AggStore;
 use crate::error::RuntimeError;
 use crate::load::{create_map, load_program};
 use dtrace_codegen::layout::{
-    DROP_AGG, DROP_DYNVAR, DROP_RINGBUF, DROP_SLOTS, DROP_SPEC, DROP_SPECBUSY, G_STATE,
-    G_WALLTIME_OFFSET, SPEC_GEN, STATE_ACTIVE, STATE_INACTIVE,
+    DROP_AGG, DROP_DBLERROR, DROP_DYNVAR, DROP_RINGBUF, DROP_SLOTS, DROP_SPEC, DROP_SPECBUSY,
+    G_STATE, G_WALLTIME_OFFSET, SPEC_GEN, STATE_ACTIVE, STATE_INACTIVE,
 };
 use dtrace_codegen::{Attach, CompiledProgram};
 use dtrace_providers::attach::{attach, attach_return_markers, Attachment};
@@ -30,6 +30,8 @@ pub struct Drops {
     /// Failed speculation() calls: some ID draining ("busy"), or none at all.
     pub spec_busy: u64,
     pub spec_unavail: u64,
+    /// Faults in ERROR clauses.
+    pub dbl_error: u64,
 }
 
 /// A loaded (and, after [`Session::attach`], attached) D program.
@@ -467,6 +469,7 @@ impl Session {
                         DROP_DYNVAR => d.dynvar = delta,
                         DROP_SPEC => d.spec = delta,
                         DROP_SPECBUSY => d.spec_busy = delta,
+                        DROP_DBLERROR => d.dbl_error = delta,
                         _ => d.spec_unavail = delta,
                     }
                 }

@@ -370,6 +370,7 @@ impl Session {
                 (d.cpu, DropKind::Spec, d.spec),
                 (d.cpu, DropKind::SpecBusy, d.spec_busy),
                 (d.cpu, DropKind::SpecUnavail, d.spec_unavail),
+                (d.cpu, DropKind::DblError, d.dbl_error),
             ]);
         }
         self.consumer
