@@ -114,51 +114,6 @@ pub fn accounted_tuple(keys: &[Ty], opts: &CompileOptions) -> u32 {
         .sum()
 }
 
-/// Bytes of DTrace's per-variable header (hash value, state, links, data
-/// pointer, key count and the first key).
-const DYNVAR_HEADER: u32 = 56;
-/// Bytes of each further key in that header.
-const DYNVAR_KEY: u32 = 16;
-/// Bytes of one bucket of DTrace's dynamic-variable hash table.
-const DYNVAR_BUCKET: u32 = 64;
-/// DTrace's chunk when no clause stores a dynamic variable.
-const DYNVAR_DEFAULT_CHUNK: u32 = 256;
-
-/// The chunk DTrace allocates for one dynamic variable: its header with one
-/// key per tuple member plus the variable's own key (and the thread's, for a
-/// thread-local), the data of keys passed by reference (strings: `strsize`),
-/// and the value, rounded up to 8 bytes.
-pub fn dynvar_chunk(keys: &[Ty], thread: bool, value: &Ty, opts: &CompileOptions) -> u32 {
-    let nkeys = keys.len() as u32 + 1 + u32::from(thread);
-    let by_ref: u32 = keys
-        .iter()
-        .map(|k| match k {
-            Ty::Str { .. } => round8(opts.strsize),
-            Ty::Agg { size, .. } => round8(*size),
-            _ => 0,
-        })
-        .sum();
-    let value = match value {
-        Ty::Str { .. } => opts.strsize,
-        v => v.size(),
-    };
-    round8(DYNVAR_HEADER + DYNVAR_KEY * (nkeys - 1) + by_ref + value)
-}
-
-/// How many `chunk`-byte dynamic variables DTrace makes of `dynvarsize`
-/// bytes: the space is at least one chunk and one hash bucket; it holds
-/// `space / (chunk + bucket)` buckets (an even number, unless one) and the
-/// rest is cut into chunks.
-pub fn dynvar_capacity(dynvarsize: u32, chunk: u32) -> u32 {
-    let per = chunk.max(1) + DYNVAR_BUCKET;
-    let space = dynvarsize.max(per);
-    let mut buckets = space / per;
-    if buckets != 1 && buckets % 2 == 1 {
-        buckets -= 1;
-    }
-    ((space - buckets * DYNVAR_BUCKET) / chunk.max(1)).max(1)
-}
-
 pub fn round8(v: u32) -> u32 {
     v.div_ceil(8) * 8
 }
@@ -398,20 +353,23 @@ impl Layout {
                 agg_maps.insert(a.id, g);
             }
         }
-        // Dynamic variables: `dynvarsize` bytes hold as many as DTrace carves
-        // out of them (see `dynvar_capacity`), in all.
-        let chunk = tp
+        // Dynamic variables: `dynvarsize` bytes hold, as DTrace counts them,
+        // dynvarsize / (largest key tuple + largest value) variables in all
+        // (a thread-local has no tuple; a value counts its own size, not
+        // rounded). Each map holds at most that many, and no more than it held
+        // before counting bytes (they are preallocated).
+        let (max_tuple, max_value) = tp
             .thread_vars
             .iter()
-            .map(|v| dynvar_chunk(&[], true, &v.ty, opts))
+            .map(|v| (0, v.ty.size()))
             .chain(
                 tp.arrays
                     .iter()
-                    .map(|a| dynvar_chunk(&a.keys, false, &a.value, opts)),
+                    .map(|a| (accounted_tuple(&a.keys, opts) + 8, a.value.size())),
             )
-            .max()
-            .unwrap_or(DYNVAR_DEFAULT_CHUNK);
-        let dynvar_limit = dynvar_capacity(opts.dynvarsize, chunk).clamp(1, MAX_MAP_ENTRIES);
+            .fold((0, 0), |(t, v), (a, b)| (t.max(a), v.max(b)));
+        let dynvar_limit =
+            (opts.dynvarsize / (max_tuple + max_value).max(1)).clamp(1, MAX_MAP_ENTRIES);
         let dyn_entries = dynvar_limit.min((opts.dynvarsize / 64).clamp(64, MAX_MAP_ENTRIES));
         let mut stage_size = 8u32;
         let mut thread_maps = Vec::new();

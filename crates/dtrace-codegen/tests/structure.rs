@@ -187,32 +187,11 @@ fn dynamic_variable_maps() {
     // State, walltime offset, the live dynamic-variable count, then `g`.
     let g = &cp.maps[cp.globals_map];
     assert_eq!(g.value_size, 32);
-    // dynvarsize (1 MiB) cut as DTrace cuts it: the largest variable is a[]'s,
-    // a 56-byte header with three keys (the int, the string, the variable's
-    // own), the string key's 256 bytes and the 256-byte value: 600 bytes.
-    // 1578 hash buckets of 64 bytes (an even number) leave room for 1579.
-    assert_eq!(arr.max_entries, 1579);
-}
-
-#[test]
-fn dynvarsize_is_cut_into_dtrace_chunks() {
-    use dtrace_codegen::layout::dynvar_capacity;
-    // a[n] = 1 with an int value: the header, one more key, the int: 76
-    // bytes, rounded to 80. DTrace raises a smaller space to one chunk and
-    // one bucket: one variable.
-    assert_eq!(dynvar_capacity(100, 80), 1);
-    assert_eq!(dynvar_capacity(144, 80), 1);
-    // Two chunks and two buckets hold two.
-    assert_eq!(dynvar_capacity(288, 80), 2);
-    for (size, n) in [(100, 1), (288, 2)] {
-        let mut opts = common::options();
-        opts.dynvarsize = size;
-        let cp = common::compile_src_opts("BEGIN { a[1] = 1; self->x = 1; }", &opts);
-        for name in ["dt_arr_a", "dt_self_x"] {
-            let m = cp.maps.iter().find(|m| m.name == name);
-            assert_eq!(m.map(|m| m.max_entries), Some(n), "{name} in {size}");
-        }
-    }
+    // dynvarsize (1 MiB) counted as DTrace does: the largest tuple (an int and
+    // a whole string, plus the variable's id) and the largest value.
+    let opts = dtrace_sema::CompileOptions::default();
+    let tuple = 8 + opts.str_cap() + 8;
+    assert_eq!(arr.max_entries, (1 << 20) / (tuple + 264));
 }
 
 /// The words of dctx each clause resets at its start: strtok's position and the

@@ -41,10 +41,9 @@ pub struct CompileOptions {
     /// Aggregation space in bytes (`aggsize`): as in DTrace for Linux, each
     /// CPU's aggregations hold `aggsize / (largest key + largest value)` entries.
     pub aggsize: u32,
-    /// Dynamic-variable space in bytes (`dynvarsize`): cut into DTrace's
-    /// per-variable chunks and hash buckets (`layout::dynvar_capacity` in
-    /// codegen), it bounds the thread-locals and associative-array elements
-    /// that may live at once.
+    /// Dynamic-variable space in bytes (`dynvarsize`): as in DTrace for Linux,
+    /// `dynvarsize / (largest key tuple + largest value)` thread-locals and
+    /// associative-array elements may live at once.
     pub dynvarsize: u32,
     /// `-x cpu=N`: trace only on this CPU (BEGIN and END are not probes of a CPU).
     pub only_cpu: Option<u32>,
