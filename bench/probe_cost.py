@@ -5,12 +5,15 @@ usage (as root, from the repository root):
 
     cargo build --release -p dtrace-cli
     python3 bench/probe_cost.py [--dtrace PATH] [--bpftrace PATH] [--runs N]
-                                [--only malloc|usdt|openat|exec ...]
+                                [--only malloc|usdt|openat|exec|oncpu ...]
+                                [--baseline PATH]
 
 Workloads (bench/probe_loops.c, built static so that a uprobe on its own
 `malloc` fires in no other process): `malloc` calls malloc(16)+free, `usdt`
 fires the <sys/sdt.h> probe `bench:::tick`, `openat` opens and closes
-/dev/null (copyinstr of the path against bpftrace's str()), `exec` forks and execs /bin/true.
+/dev/null (copyinstr of the path against bpftrace's str()), `exec` forks and execs /bin/true,
+`oncpu` passes a byte back and forth between two processes on CPU 0 (two
+context switches per operation; `sched:::on-cpu` against `sched_switch`).
 Each runs untraced and under each tracer program (an empty D clause is not
 empty: it records the probe, so dtrace's "bare" configuration is a clause whose
 predicate is never true) (all with -c, so the probes
@@ -24,7 +27,15 @@ Two measures per configuration:
   (run_time_ns / run_cnt from /proc/PID/fdinfo, with BPF statistics enabled by
   BPF_ENABLE_STATS for this run only). It leaves out the attachment itself
   (the uprobe trap, the perf tracepoint's record), which is the same for both
-  tracers except where said.
+  tracers except where said;
+- for oncpu, also bpf per context switch: the same run time over the machine's
+  context switches in the run (/proc/stat), since `sched:::on-cpu`'s program
+  runs at every return from `__schedule`, switch or not, and bpftrace's at
+  every switch.
+
+--baseline PATH runs each dtrace configuration a second time with another
+dtrace binary (labelled "baseline"), interleaved with the rest: a before/after
+comparison in one run.
 
 Only the Python 3 standard library and a C compiler (cc, static glibc) are needed.
 """
@@ -101,6 +112,14 @@ def configurations(helper, mode, dtrace, bpftrace):
              [dtrace, "-q", "-n",
               "syscall::openat:entry /pid == $target/ { @[copyinstr(arg1)] = count(); }"]),
         ]
+    if mode == "oncpu":
+        return [
+            ("untraced", None),
+            ("bpftrace tracepoint:sched:sched_switch { @ = count(); }",
+             [bpftrace, "-q", "-e", "tracepoint:sched:sched_switch { @ = count(); }"]),
+            ("dtrace sched:::on-cpu { @ = count(); }",
+             [dtrace, "-q", "-n", "sched:::on-cpu { @ = count(); }"]),
+        ]
     return [
         ("untraced", None),
         ("bpftrace tracepoint:sched:sched_process_exec { @ = count(); }",
@@ -111,7 +130,7 @@ def configurations(helper, mode, dtrace, bpftrace):
 
 
 def run_one(prefix, helper, mode, calls, rounds, out):
-    cmd = [helper, mode, str(calls), str(rounds), out]
+    cmd = [helper, "pingpong" if mode == "oncpu" else mode, str(calls), str(rounds), out]
     if prefix is None:
         argv = cmd
     else:
@@ -119,12 +138,12 @@ def run_one(prefix, helper, mode, calls, rounds, out):
     r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
     try:
         with open(out) as f:
-            med, best, ns, cnt = f.read().split()
+            med, best, ns, cnt, switches = f.read().split()
         os.unlink(out)
     except (OSError, ValueError):
         sys.exit(f"probe_cost.py: {' '.join(argv)} gave no result "
                  f"(status {r.returncode}): {r.stderr.decode(errors='replace')[-400:]}")
-    return float(med), float(best), int(ns), int(cnt)
+    return float(med), float(best), int(ns), int(cnt), int(switches)
 
 
 def main():
@@ -132,12 +151,13 @@ def main():
     ap.add_argument("--dtrace", default=os.path.join(
         os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target")), "release", "dtrace"))
     ap.add_argument("--bpftrace", default=shutil.which("bpftrace") or "bpftrace")
+    ap.add_argument("--baseline", help="another dtrace binary to run beside --dtrace")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--only", action="append", choices=["malloc", "usdt", "openat", "exec"])
+    ap.add_argument("--only", action="append", choices=["malloc", "usdt", "openat", "exec", "oncpu"])
     a = ap.parse_args()
-    modes = a.only or ["malloc", "usdt", "openat", "exec"]
+    modes = a.only or ["malloc", "usdt", "openat", "exec", "oncpu"]
     sizes = {"malloc": (200_000, 5), "usdt": (200_000, 5), "openat": (200_000, 5),
-             "exec": (300, 3)}
+             "exec": (300, 3), "oncpu": (100_000, 3)}
     tmp = tempfile.mkdtemp(prefix="probe_cost.")
     helper = os.path.join(tmp, "probe_loops")
     subprocess.run(["cc", "-O2", "-static", "-Wall", "-o", helper,
@@ -150,6 +170,11 @@ def main():
         for mode in modes:
             calls, rounds = sizes[mode]
             confs = configurations(helper, mode, a.dtrace, a.bpftrace)
+            if a.baseline:
+                confs += [(label.replace("dtrace ", "baseline dtrace ", 1),
+                           [a.baseline] + prefix[1:])
+                          for label, prefix in confs
+                          if prefix is not None and prefix[0] == a.dtrace]
             res = {label: [] for label, _ in confs}
             for _ in range(a.runs):
                 for label, prefix in confs:
@@ -157,16 +182,20 @@ def main():
             base = statistics.median(r[0] for r in res["untraced"])
             base_best = min(r[1] for r in res["untraced"])
             print(f"\n## {mode}: {calls} ops x {rounds} rounds per run\n")
+            per_switch = mode == "oncpu"
             print("| configuration | ns/op (median) | extra ns/op | extra, best runs "
-                  "| bpf ns per firing |")
-            print("|---|---|---|---|---|")
+                  "| bpf ns per firing |" + (" bpf ns per context switch |" if per_switch else ""))
+            print("|---|---|---|---|---|" + ("---|" if per_switch else ""))
             for label, _ in confs:
                 rs = res[label]
                 med = statistics.median(r[0] for r in rs)
                 best = min(r[1] for r in rs)
                 ns = sum(r[2] for r in rs)
                 cnt = sum(r[3] for r in rs)
+                switches = sum(r[4] for r in rs)
                 bpf = f"{ns / cnt:.0f}" if cnt else "-"
+                if per_switch:
+                    bpf += f" | {ns / switches:.0f}" if cnt and switches else " | -"
                 extra = "-" if label == "untraced" else f"{med - base:.0f}"
                 extra_best = "-" if label == "untraced" else f"{best - base_best:.0f}"
                 print(f"| {label} | {med:.0f} | {extra} | {extra_best} | {bpf} |")

@@ -21,16 +21,23 @@ pub const G_WALLTIME_OFFSET: u32 = 8;
 pub const G_DYNVARS: u32 = 16;
 pub const G_VARS: u32 = 24;
 
-/// Offsets in the dctx value (per-CPU array, one entry).
+/// Offsets in the dctx value (per-CPU array, one entry). What every firing
+/// writes (probe id and index, `errno`, the timestamp word) and what an
+/// aggregation update uses share its first cache line: probes that fire far
+/// apart find every line they touch cold.
 pub const D_PROBE_ID: i16 = 0;
 pub const D_PROBE_INDEX: i16 = 8;
-pub const D_ARGS: i16 = 16;
-pub const D_ERRNO: i16 = 96;
-pub const D_FAULT_EPID: i16 = 104;
-pub const D_FAULT_ACTION: i16 = 108;
-pub const D_FAULT_KIND: i16 = 112;
-pub const D_FAULT_PC: i16 = 116;
-pub const D_FAULT_ADDR: i16 = 120;
+/// `errno`, cleared (or set, at a syscall's return) by every trampoline.
+pub const D_ERRNO: i16 = 16;
+/// `timestamp` as first read in this firing (0: not read yet): DTrace reads
+/// the clock once per probe firing, so every read in it agrees. Each
+/// trampoline clears it with the probe ID.
+pub const D_TSTAMP: i16 = 24;
+/// An aggregation update's slot (u32), then the index of this CPU's value
+/// (u32), passed to the map helpers by address.
+pub const D_AGGSLOT: i16 = 32;
+/// arg0..arg9.
+pub const D_ARGS: i16 = 40;
 /// Saved probe id, index and arg0..arg5 while ERROR clauses run.
 pub const D_SAVE: i16 = 128;
 /// pt_regs bytes read by the syscall trampoline.
@@ -45,14 +52,13 @@ pub const D_LAUNDER: i16 = D_CPUINFO + 16;
 /// one CPU while the consumer waits and get one CPU's buffer (`bufsize`); they
 /// set it and clear it again when done.
 pub const D_BUDGET: i16 = D_LAUNDER + 8;
-/// `timestamp` as first read in this firing (0: not read yet): DTrace reads
-/// the clock once per probe firing, so every read in it agrees. Each
-/// trampoline clears it with the probe ID.
-pub const D_TSTAMP: i16 = D_BUDGET + 8;
-/// An aggregation update's slot (u32), then the index of this CPU's value
-/// (u32), passed to the map helpers by address.
-pub const D_AGGSLOT: i16 = D_TSTAMP + 8;
-pub const D_CLAUSE_VARS: u32 = 304;
+/// A fault: the EPID, action, kind, pc (u32 each), then the address (u64).
+pub const D_FAULT_EPID: i16 = D_BUDGET + 8;
+pub const D_FAULT_ACTION: i16 = D_FAULT_EPID + 4;
+pub const D_FAULT_KIND: i16 = D_FAULT_EPID + 8;
+pub const D_FAULT_PC: i16 = D_FAULT_EPID + 12;
+pub const D_FAULT_ADDR: i16 = D_FAULT_EPID + 16;
+pub const D_CLAUSE_VARS: u32 = 312;
 
 /// The most entries a hash map of aggregations or dynamic variables gets.
 pub const MAX_MAP_ENTRIES: u32 = 1 << 20;
@@ -139,6 +145,8 @@ pub struct Layout {
     /// Each aggregation's group (an index into `agg_groups`).
     pub agg_maps: BTreeMap<u32, usize>,
     pub agg_groups: Vec<AggGroup>,
+    /// Each keyless aggregation's fixed slot (see `agg::layout`).
+    pub agg_fixed: BTreeMap<u32, u32>,
     pub thread_maps: Vec<usize>,
     pub array_maps: Vec<usize>,
     /// Offset of each global variable in the globals value.
@@ -245,114 +253,9 @@ impl Layout {
         // dctx (size fixed later, when string temporaries are known).
         let dctx = add(MapSpec::new("dt_dctx", MapKind::PercpuArray, 4, 8, 1));
         let strtab = add(MapSpec::new("dt_strtab", MapKind::Array, 4, 8, 1));
-        // Aggregations share one group of maps per (key size, value size): a
-        // program may use only 64 maps, and a script may have hundreds of
-        // aggregations. Keys start with the aggregation's id (AGG_KEY_PREFIX).
-        let mut agg_maps = BTreeMap::new();
-        let mut agg_groups: Vec<AggGroup> = Vec::new();
-        let mut key_size = 8u32;
+        let aggs = crate::agg::layout::agg_maps(tp, opts, &mut add);
+        let mut key_size = aggs.key_size;
         let mut zero_size = 8u32;
-        let (max_ks, max_vs) = tp.aggs.iter().fold((0, 0), |(k, v), a| {
-            let ks = accounted_tuple(&a.keys, opts) + crate::AGG_KEY_PREFIX;
-            (k.max(ks), v.max(a.kind.value_size()))
-        });
-        let agg_entries = (opts.aggsize / (max_ks + max_vs).max(1)).clamp(1, MAX_MAP_ENTRIES);
-        let cpus = opts.cpus.max(1);
-        // Groups: one key hash per (key size, value size); classes: one slot
-        // space (value array, free queue, counter) per value size, shared by
-        // its groups, each group keeping the capacity it would have alone.
-        let mut shapes: Vec<(u32, u32)> = Vec::new();
-        for a in &tp.aggs {
-            let (_, ks) = tuple_layout(&a.keys);
-            let shape = (ks + crate::AGG_KEY_PREFIX, a.kind.value_size());
-            key_size = key_size.max(shape.0);
-            if !shapes.contains(&shape) {
-                shapes.push(shape);
-            }
-        }
-        let mut classes: Vec<(u32, u32)> = Vec::new(); // (value size, groups)
-        for (_, vs) in &shapes {
-            match classes.iter_mut().find(|c| c.0 == *vs) {
-                Some(c) => c.1 += 1,
-                None => classes.push((*vs, 1)),
-            }
-        }
-        if !shapes.is_empty() {
-            let counter = add(MapSpec::new(
-                "dt_aggslot",
-                MapKind::Array,
-                4,
-                8 * classes.len() as u32,
-                1,
-            ));
-            let entry_size = key_size + 8;
-            // The kernel refuses an array of 4 GiB or more: keep each under 2.
-            let cap = |bytes_per_slot: u64| ((1u64 << 31) / bytes_per_slot.max(1)) as u32;
-            let mut class_maps = Vec::new();
-            let mut entry_base = 0u32;
-            for (c, (vs, groups)) in classes.iter().enumerate() {
-                let slots = agg_entries
-                    .saturating_mul(*groups)
-                    .min(cap(u64::from(round8(*vs)) * u64::from(cpus)))
-                    .min(cap(u64::from(entry_size)).saturating_sub(entry_base))
-                    .max(1);
-                let mut v = MapSpec::new(
-                    &format!("dt_aggv_{c}"),
-                    MapKind::Array,
-                    4,
-                    *vs,
-                    slots * cpus,
-                );
-                v.flags = crate::BPF_F_MMAPABLE;
-                let values = add(v);
-                let free = add(MapSpec::new(
-                    &format!("dt_aggq_{c}"),
-                    MapKind::Queue,
-                    0,
-                    4,
-                    slots,
-                ));
-                class_maps.push((*vs, values, free, 8 * c as u32, slots, entry_base));
-                entry_base += slots;
-            }
-            let mut e = MapSpec::new("dt_aggkeys", MapKind::Array, 4, entry_size, entry_base);
-            e.flags = crate::BPF_F_MMAPABLE;
-            let slot_keys = add(e);
-            for (n, (ks, vs)) in shapes.iter().enumerate() {
-                let Some(&(_, values, free, counter_off, slots, entry_base)) =
-                    class_maps.iter().find(|c| c.0 == *vs)
-                else {
-                    continue;
-                };
-                let keys = add(MapSpec::new(
-                    &format!("dt_agg_{n}"),
-                    MapKind::Hash,
-                    *ks,
-                    4,
-                    agg_entries.min(slots),
-                ));
-                agg_groups.push(AggGroup {
-                    keys,
-                    slot_keys,
-                    entry_base,
-                    values,
-                    free,
-                    counter,
-                    counter_off,
-                    slots,
-                    cpus,
-                    key_size: *ks,
-                    value_size: *vs,
-                });
-            }
-        }
-        for a in &tp.aggs {
-            let (_, ks) = tuple_layout(&a.keys);
-            let shape = (ks + crate::AGG_KEY_PREFIX, a.kind.value_size());
-            if let Some(g) = shapes.iter().position(|s| *s == shape) {
-                agg_maps.insert(a.id, g);
-            }
-        }
         // Dynamic variables: `dynvarsize` bytes hold, as DTrace counts them,
         // dynvarsize / (largest key tuple + largest value) variables in all
         // (a thread-local has no tuple; a value counts its own size, not
@@ -503,8 +406,9 @@ impl Layout {
             dctx,
             strtab,
             probeinfo,
-            agg_maps,
-            agg_groups,
+            agg_maps: aggs.by_agg,
+            agg_groups: aggs.groups,
+            agg_fixed: aggs.fixed,
             thread_maps,
             array_maps,
             global_offs,

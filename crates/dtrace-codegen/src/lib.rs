@@ -113,7 +113,9 @@ pub enum MapKind {
 /// slots of the keys it removes (`trunc()`), their values zeroed. The
 /// `slot_keys` array, one for the program, holds each slot's `{state, key}`
 /// (at `entry_base + slot`; state 1 once the key is in its hash, 0 when free)
-/// so the consumer reads keys without walking a hash. A key that finds no slot
+/// so the consumer reads keys without walking a hash. A keyless aggregation
+/// has a fixed slot among the class's first (`CompiledProgram::agg_fixed`),
+/// below the counter's start, and never enters the hash. A key that finds no slot
 /// is an aggregation drop. Every map here is one allocation: creating them
 /// costs no per-element work, unlike a preallocated per-CPU hash (see
 /// docs/PERFORMANCE.md).
@@ -275,6 +277,10 @@ pub struct CompiledProgram {
     /// Each aggregation's group, an index into `agg_groups`.
     pub agg_maps: BTreeMap<u32, usize>,
     pub agg_groups: Vec<AggGroup>,
+    /// Each keyless aggregation's fixed slot in its class (its values at
+    /// elements `cpu * slots + slot`, its entry at `entry_base + slot`); it is
+    /// live, like any slot, while its entry's state is 1.
+    pub agg_fixed: BTreeMap<u32, u32>,
     /// One-entry array: state word (u64 @0, see [`layout::STATE_ACTIVE`]), realtime
     /// minus monotonic offset (u64 @8), then global variables.
     pub globals_map: usize,

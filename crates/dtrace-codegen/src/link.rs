@@ -441,6 +441,7 @@ pub fn compile_with(
         spec_map: l.specs,
         agg_maps: l.agg_maps.clone(),
         agg_groups: l.agg_groups.clone(),
+        agg_fixed: l.agg_fixed.clone(),
         globals_map: l.globals,
         probe_names: l.late_names.clone(),
         maps: l.maps,

@@ -9,6 +9,13 @@
 //! zeroes its values and queues its slot for reuse. A program that looked the
 //! key up just before the removal may still add to the slot after it was
 //! zeroed; a preallocated hash reuses its elements the same way.
+//!
+//! A keyless aggregation's slot is fixed (`CompiledProgram::agg_fixed`): it
+//! is live once its entry's state is 1 or any CPU's value has a non-zero word
+//! (an update that counts itself in its value does not touch the entry); a
+//! reader that finds such a value marks the entry live, so that `clear()`
+//! keeps it. `trunc()` only marks it free again and zeroes its values (it is
+//! not in the hash, and its slot is never queued).
 
 use crate::error::RuntimeError;
 use crate::session::AggEntries;
@@ -41,6 +48,7 @@ pub(crate) struct AggStore {
     groups: Vec<AggGroup>,
     classes: Vec<Class>,
     by_agg: BTreeMap<u32, usize>,
+    fixed: BTreeMap<u32, u32>,
 }
 
 fn io(what: &str) -> impl Fn(dtrace_sys::MapError) -> RuntimeError + '_ {
@@ -53,7 +61,11 @@ fn map(maps: &[MapFd], i: usize) -> Result<&MapFd, RuntimeError> {
 }
 
 impl AggStore {
-    pub(crate) fn new(groups: &[AggGroup], by_agg: &BTreeMap<u32, usize>) -> AggStore {
+    pub(crate) fn new(
+        groups: &[AggGroup],
+        by_agg: &BTreeMap<u32, usize>,
+        fixed: &BTreeMap<u32, u32>,
+    ) -> AggStore {
         let mut classes: Vec<Class> = Vec::new();
         for g in groups {
             if !classes.iter().any(|c| c.values == g.values) {
@@ -67,6 +79,7 @@ impl AggStore {
             groups: groups.to_vec(),
             classes,
             by_agg: by_agg.clone(),
+            fixed: fixed.clone(),
         }
     }
 
@@ -107,10 +120,22 @@ impl AggStore {
         let (start, end) = (8 + AGG_KEY_PREFIX as usize, 8 + g.key_size as usize);
         let mut entry = Vec::new();
         let first = w.entries.first();
+        let fixed = self.fixed.get(&agg_id).copied();
+        let words = (g.value_size as usize).div_ceil(8);
         for slot in 0..hi {
             let e = first + slot;
-            if w.entries.load(e, 0) != Some(LIVE) || w.entries.load(e, 1) != Some(agg_id.into()) {
+            if w.entries.load(e, 1) != Some(agg_id.into()) {
                 continue;
+            }
+            if w.entries.load(e, 0) != Some(LIVE) {
+                let counted = fixed == Some(slot)
+                    && w.values.iter().any(|v| {
+                        (0..words).any(|i| v.load(v.first() + slot, i).is_some_and(|x| x != 0))
+                    });
+                if !counted {
+                    continue;
+                }
+                w.entries.store(e, 0, LIVE);
             }
             entry.clear();
             if w.entries.read(e, &mut entry) {
@@ -192,18 +217,23 @@ impl AggStore {
             return Ok(());
         };
         let err = io("truncate");
+        let keys = map(maps, g.keys)?;
         let mut key = u64::from(agg_id).to_ne_bytes().to_vec();
         key.extend_from_slice(tuple);
         key.resize(g.key_size as usize, 0);
-        let keys = map(maps, g.keys)?;
-        let Some(slot) = keys.lookup(&key).map_err(&err)? else {
-            return Ok(());
+        let fixed = self.fixed.get(&agg_id).copied();
+        let slot = match fixed {
+            Some(slot) => slot,
+            None => {
+                let Some(slot) = keys.lookup(&key).map_err(&err)? else {
+                    return Ok(());
+                };
+                slot.get(..4)
+                    .and_then(|b| b.try_into().ok())
+                    .map(u32::from_ne_bytes)
+                    .unwrap_or(u32::MAX)
+            }
         };
-        let slot = slot
-            .get(..4)
-            .and_then(|b| b.try_into().ok())
-            .map(u32::from_ne_bytes)
-            .unwrap_or(u32::MAX);
         if slot >= g.slots {
             return Ok(());
         }
@@ -214,10 +244,15 @@ impl AggStore {
                 return Ok(());
             };
             w.entries.store(w.entries.first() + slot, 0, 0);
-            keys.delete(&key).map_err(&err)?;
+            if fixed.is_none() {
+                keys.delete(&key).map_err(&err)?;
+            }
             for v in &w.values {
                 v.zero(v.first() + slot);
             }
+        }
+        if fixed.is_some() {
+            return Ok(());
         }
         map(maps, g.free)?.push(&slot.to_ne_bytes()).map_err(&err)
     }

@@ -193,7 +193,11 @@ impl Session {
             drops_map: compiled.drops_map,
             spec_map: compiled.spec_map,
             globals_map: compiled.globals_map,
-            aggs: AggStore::new(&compiled.agg_groups, &compiled.agg_maps),
+            aggs: AggStore::new(
+                &compiled.agg_groups,
+                &compiled.agg_maps,
+                &compiled.agg_fixed,
+            ),
             last_drops: BTreeMap::new(),
             verifier_logs,
         })

@@ -14,6 +14,8 @@ use dtrace_bpf::{helper, AluOp, AtomicOp, Insn, JmpOp, Reg, Size};
 const BPF_NOEXIST: i32 = 1;
 /// Where the element index goes (the slot is at [`D_AGGSLOT`]).
 const D_AGGINDEX: i16 = D_AGGSLOT + 4;
+/// A slot entry's state once its key is live.
+const LIVE: i32 = 1;
 
 impl Gen<'_> {
     /// r0 = this CPU's value of the key staged in dctx's key area; on a drop
@@ -96,5 +98,52 @@ impl Gen<'_> {
         self.count_drop(layout::DROP_AGG);
         self.a.ja(dropped);
         self.a.bind(found);
+    }
+
+    /// r0 = this CPU's value of a keyless aggregation's fixed `slot`: element
+    /// `cpu * slots + slot` of the class's value array, an index computed
+    /// from constants (the array lookup is inlined by the kernel). Clobbers
+    /// r1-r5; jumps to `dropped` if the element is missing (it never is).
+    pub(super) fn agg_fixed_value(&mut self, g: &AggGroup, slot: u32, dropped: Label) {
+        let found = self.a.label();
+        self.a.call_helper(helper::GET_SMP_PROCESSOR_ID);
+        self.a
+            .emit(Insn::alu64_imm(AluOp::Mul, Reg::R0, g.slots as i32));
+        if slot > 0 {
+            self.a
+                .emit(Insn::alu64_imm(AluOp::Add, Reg::R0, slot as i32));
+        }
+        self.a
+            .emit(Insn::stx_mem(Size::W, DCTX, Reg::R0, D_AGGINDEX));
+        self.a.ld_map(Reg::R1, g.values);
+        self.dctx_ptr(Reg::R2, D_AGGINDEX as u32);
+        self.a.call_helper(helper::MAP_LOOKUP_ELEM);
+        self.a.jmp_imm(JmpOp::Ne, Reg::R0, 0, found);
+        self.count_drop(layout::DROP_AGG);
+        self.a.ja(dropped);
+        self.a.bind(found);
+    }
+
+    /// After a keyless aggregation's update: mark its fixed slot's entry live
+    /// if it is not yet (its first update, or the first after `trunc()`).
+    /// The value is stored first, so a consumer that sees the slot live sees
+    /// its value. Clobbers r0-r5.
+    pub(super) fn agg_fixed_publish(&mut self, g: &AggGroup, slot: u32) {
+        let done = self.a.label();
+        self.a.emit(Insn::st_mem(
+            Size::W,
+            DCTX,
+            D_AGGINDEX,
+            g.entry_base.saturating_add(slot) as i32,
+        ));
+        self.a.ld_map(Reg::R1, g.slot_keys);
+        self.dctx_ptr(Reg::R2, D_AGGINDEX as u32);
+        self.a.call_helper(helper::MAP_LOOKUP_ELEM);
+        self.a.jmp_imm(JmpOp::Eq, Reg::R0, 0, done);
+        self.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::R0, 0));
+        self.a.jmp_imm(JmpOp::Eq, Reg::R1, LIVE, done);
+        self.a.emit(Insn::mov64_imm(Reg::R1, LIVE));
+        self.a.emit(Insn::stx_mem(Size::DW, Reg::R0, Reg::R1, 0));
+        self.a.bind(done);
     }
 }

@@ -139,13 +139,42 @@ impl Session {
         out
     }
 
-    /// Sum of an aggregation value's 64-bit words over all CPUs.
+    /// Sum of an aggregation value's 64-bit words over all CPUs (None: the
+    /// key is not live). A keyless aggregation is read from its fixed slot,
+    /// live once its entry's state is 1 or a value word is non-zero.
     pub fn agg_words(&self, cp: &CompiledProgram, agg: u32, key: &[u8]) -> Option<Vec<i64>> {
         let g = cp.agg_groups[*cp.agg_maps.get(&agg)?];
-        let mut k = u64::from(agg).to_ne_bytes().to_vec();
-        k.extend_from_slice(key);
-        let slot = self.maps[g.keys].lookup(&k).ok()??;
-        let slot = u32::from_ne_bytes(slot.get(..4)?.try_into().ok()?);
+        let slot = match cp.agg_fixed.get(&agg) {
+            Some(&slot) => {
+                let e = self.maps[g.slot_keys]
+                    .lookup(&(g.entry_base + slot).to_ne_bytes())
+                    .ok()??;
+                let state = u64::from_ne_bytes(e.get(..8)?.try_into().ok()?);
+                let id = u64::from_ne_bytes(e.get(8..16)?.try_into().ok()?);
+                if id != u64::from(agg) {
+                    return None;
+                }
+                if state != 1 {
+                    let any = (0..g.cpus).any(|cpu| {
+                        self.maps[g.values]
+                            .lookup(&(cpu * g.slots + slot).to_ne_bytes())
+                            .ok()
+                            .flatten()
+                            .is_some_and(|v| v.iter().any(|b| *b != 0))
+                    });
+                    if !any {
+                        return None;
+                    }
+                }
+                slot
+            }
+            None => {
+                let mut k = u64::from(agg).to_ne_bytes().to_vec();
+                k.extend_from_slice(key);
+                let slot = self.maps[g.keys].lookup(&k).ok()??;
+                u32::from_ne_bytes(slot.get(..4)?.try_into().ok()?)
+            }
+        };
         let mut sum = vec![0i64; g.value_size as usize / 8];
         for cpu in 0..g.cpus {
             let index = cpu * g.slots + slot;
