@@ -21,6 +21,11 @@ pub struct ClauseCode {
     pub asm: Asm,
     /// Bytes of dctx string temporaries this clause needs.
     pub tmp_size: u32,
+    /// Whether the clause reads or writes dctx at all (its probe ID, index,
+    /// arguments, errno, timestamp, a fault's words, any staging area). A
+    /// trampoline whose clauses do not may skip dctx: one cache line fewer
+    /// for a probe that fires far apart (`@ = count()`).
+    pub uses_dctx: bool,
 }
 
 /// Whether the clause's record should wake the consumer at once: exit() ends
@@ -170,9 +175,18 @@ pub fn gen_clause(
     g.a.emit(Insn::mov64_imm(Reg::R0, 0));
     g.a.emit(Insn::exit());
     let tmp_size = g.tmp_max;
+    let asm = g.a.finish();
+    // Past the first instruction (`DCTX = r1`), any use of the register.
+    let dctx = DCTX.0;
+    let uses_dctx = asm
+        .insns
+        .iter()
+        .skip(1)
+        .any(|i| i.dst == dctx || i.src == dctx);
     ClauseCode {
-        asm: g.a.finish(),
+        asm,
         tmp_size,
+        uses_dctx,
     }
 }
 

@@ -169,6 +169,8 @@ pub fn compile_with(
         funcs.push((Asm::new(), None));
         let mut clause_ids = Vec::new();
         let mut args = false;
+        // Whether some clause uses dctx (see `ClauseCode::uses_dctx`).
+        let mut dctx = false;
         // Which arguments the clauses read (bit i: `argi`).
         let mut args_mask = 0u16;
         // Syscalls: their own tracepoints for a few, raw sys_enter/sys_exit
@@ -190,6 +192,7 @@ pub fn compile_with(
             args_mask |= c.args_used;
             let code = gen_clause(&mut l, tp, opts, c, ps.clone());
             tmp_max = tmp_max.max(code.tmp_size);
+            dctx |= code.uses_dctx;
             clause_ids.push(FuncId(funcs.len()));
             funcs.push((code.asm, Some(*ci)));
         }
@@ -218,7 +221,11 @@ pub fn compile_with(
             .collect();
         if let Group::RawSdt(raw) = *g {
             let served = raw_sdt_probes(&l, members, &clause_ids, err_id);
-            funcs[0].0 = trampoline::rawsdt::build(&l, raw, &served, args, opts.kernel);
+            let needs = trampoline::rawsdt::Needs {
+                args,
+                dctx: dctx || args,
+            };
+            funcs[0].0 = trampoline::rawsdt::build(&l, raw, &served, needs, opts.kernel);
             add_subrs(&mut funcs, &l.subrs);
             let name = format!("dtrace_{raw}");
             let attach = Attach::RawTracepoint(raw.to_string());

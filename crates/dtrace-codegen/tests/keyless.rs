@@ -133,3 +133,48 @@ fn keyless_values_in_the_kernel() {
     assert_eq!(s.agg_words(&cp, 2, &[]), Some(vec![2, -4]));
     assert_eq!(s.agg_words(&cp, 3, &[]), None, "never updated");
 }
+
+/// Whether the trampoline (the code before the first clause) names dctx.
+fn trampoline_uses_dctx(cp: &CompiledProgram, a: Attach) -> bool {
+    let p = prog_for(cp, a).expect("the program");
+    let start = p.clause_ranges.first().map_or(p.insns.len(), |c| c.0.start);
+    let dctx = cp.maps.iter().position(|m| m.name == "dt_dctx");
+    p.relocs
+        .iter()
+        .any(|r| r.insn < start && Some(r.map) == dctx)
+}
+
+#[test]
+fn an_sdt_trampoline_skips_dctx_its_clauses_do_not_use() {
+    let end = Attach::RawTracepoint("contention_end".into());
+    let cp = compile_src("lockstat:::adaptive-block { @ = count(); }");
+    assert!(!trampoline_uses_dctx(&cp, end.clone()));
+    // A record names its probe; a predicate on an argument reads dctx; so
+    // does a keyed aggregation (its key is staged there).
+    for src in [
+        "lockstat:::adaptive-block { trace(1); }",
+        "lockstat:::adaptive-block /arg1 > 0/ { @ = count(); }",
+        "lockstat:::adaptive-block { @[1] = count(); }",
+        "lockstat:::adaptive-block { @ = count(); } lockstat:::adaptive-block { x = timestamp; }",
+    ] {
+        assert!(
+            trampoline_uses_dctx(&compile_src(src), end.clone()),
+            "{src}"
+        );
+    }
+}
+
+#[test]
+fn a_keyless_count_without_dctx_in_the_kernel() {
+    let Some(sys) = gate() else { return };
+    let cp = compile_src("lockstat:::adaptive-block { @ = count(); }");
+    let begin = Attach::RawTracepoint("contention_begin".into());
+    let end = Attach::RawTracepoint("contention_end".into());
+    let s = load_or_panic(&sys, &cp);
+    // A mutex wait that slept, twice.
+    for _ in 0..2 {
+        s.run_args(&begin, &[0x1000, 32]);
+        s.run_args(&end, &[0x1000, 0]);
+    }
+    assert_eq!(s.agg_words(&cp, 0, &[]), Some(vec![2]));
+}

@@ -6,7 +6,7 @@
 //! an aggregation drop, counted.
 
 use crate::asm::Label;
-use crate::gen::{Gen, DCTX};
+use crate::gen::{Gen, DCTX, FP_SCRATCH};
 use crate::layout::{self, D_AGGSLOT};
 use crate::AggGroup;
 use dtrace_bpf::{helper, AluOp, AtomicOp, Insn, JmpOp, Reg, Size};
@@ -102,8 +102,9 @@ impl Gen<'_> {
 
     /// r0 = this CPU's value of a keyless aggregation's fixed `slot`: element
     /// `cpu * slots + slot` of the class's value array, an index computed
-    /// from constants (the array lookup is inlined by the kernel). Clobbers
-    /// r1-r5; jumps to `dropped` if the element is missing (it never is).
+    /// from constants (the array lookup is inlined by the kernel) and passed
+    /// on the stack, so the update touches no dctx. Clobbers r1-r5; jumps to
+    /// `dropped` if the element is missing (it never is).
     pub(super) fn agg_fixed_value(&mut self, g: &AggGroup, slot: u32, dropped: Label) {
         let found = self.a.label();
         self.a.call_helper(helper::GET_SMP_PROCESSOR_ID);
@@ -114,14 +115,21 @@ impl Gen<'_> {
                 .emit(Insn::alu64_imm(AluOp::Add, Reg::R0, slot as i32));
         }
         self.a
-            .emit(Insn::stx_mem(Size::W, DCTX, Reg::R0, D_AGGINDEX));
+            .emit(Insn::stx_mem(Size::W, Reg::FP, Reg::R0, FP_SCRATCH));
         self.a.ld_map(Reg::R1, g.values);
-        self.dctx_ptr(Reg::R2, D_AGGINDEX as u32);
+        self.fp_ptr(Reg::R2, FP_SCRATCH);
         self.a.call_helper(helper::MAP_LOOKUP_ELEM);
         self.a.jmp_imm(JmpOp::Ne, Reg::R0, 0, found);
         self.count_drop(layout::DROP_AGG);
         self.a.ja(dropped);
         self.a.bind(found);
+    }
+
+    /// `dst = fp + off`.
+    fn fp_ptr(&mut self, dst: Reg, off: i16) {
+        self.a.emit(Insn::mov64_reg(dst, Reg::FP));
+        self.a
+            .emit(Insn::alu64_imm(AluOp::Add, dst, i32::from(off)));
     }
 
     /// After a keyless aggregation's update: mark its fixed slot's entry live
@@ -132,12 +140,12 @@ impl Gen<'_> {
         let done = self.a.label();
         self.a.emit(Insn::st_mem(
             Size::W,
-            DCTX,
-            D_AGGINDEX,
+            Reg::FP,
+            FP_SCRATCH,
             g.entry_base.saturating_add(slot) as i32,
         ));
         self.a.ld_map(Reg::R1, g.slot_keys);
-        self.dctx_ptr(Reg::R2, D_AGGINDEX as u32);
+        self.fp_ptr(Reg::R2, FP_SCRATCH);
         self.a.call_helper(helper::MAP_LOOKUP_ELEM);
         self.a.jmp_imm(JmpOp::Eq, Reg::R0, 0, done);
         self.a.emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::R0, 0));

@@ -42,7 +42,20 @@ pub struct Served {
     pub clauses: Dispatch,
 }
 
-pub fn build(l: &Layout, tp: &str, probes: &[Served], args: bool, k: KernelOffsets) -> Asm {
+/// What the clauses of a program need of its trampoline.
+#[derive(Debug, Clone, Copy)]
+pub struct Needs {
+    /// Some clause reads `args[]`/`argN`: fill them.
+    pub args: bool,
+    /// Some clause uses dctx (`ClauseCode::uses_dctx`): look it up and set
+    /// the probe ID, index, errno and timestamp words. Without it the clauses
+    /// get a null dctx they never touch (nor can they fault: a fault is
+    /// written to dctx), and a firing touches no dctx cache line.
+    pub dctx: bool,
+}
+
+pub fn build(l: &Layout, tp: &str, probes: &[Served], needs: Needs, k: KernelOffsets) -> Asm {
+    let args = needs.args;
     let mut a = Asm::new();
     let out = a.label();
     let syscall = match tp {
@@ -57,7 +70,11 @@ pub fn build(l: &Layout, tp: &str, probes: &[Served], args: bool, k: KernelOffse
     }
     state_check(&mut a, l, out);
     cpu_check(&mut a, l, out);
-    dctx_lookup(&mut a, l, out);
+    if needs.dctx {
+        dctx_lookup(&mut a, l, out);
+    } else {
+        a.emit(Insn::mov64_imm(DC, 0));
+    }
     if let Some(exit) = syscall {
         // ENTRY holds the syscall number for the whole program.
         if exit {
@@ -96,7 +113,9 @@ pub fn build(l: &Layout, tp: &str, probes: &[Served], args: bool, k: KernelOffse
                 }
             }
         }
-        set_probe(&mut a, p.id, p.index);
+        if needs.dctx {
+            set_probe(&mut a, p.id, p.index);
+        }
         if args {
             super::zero_args(&mut a);
             for (n, src) in p.prep.args.iter().take(10).enumerate() {
