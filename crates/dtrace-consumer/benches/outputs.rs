@@ -6,7 +6,7 @@
 //! are printed. Results go to docs/PERFORMANCE.md ("Output formats").
 
 use dtrace_consumer::{
-    AggSource, Consumer, ConsumerOptions, JsonFormat, JsonOutput, Output, TextOutput,
+    AggEntries, AggSource, Consumer, ConsumerOptions, JsonFormat, JsonOutput, Output, TextOutput,
 };
 use dtrace_desc::{ActionDesc, ActionKind, EpidDesc, Field, ProbeName, ProgramDesc, ValueType};
 use std::io::sink;
@@ -15,9 +15,7 @@ use std::time::Instant;
 struct NoAggs;
 
 impl AggSource for NoAggs {
-    fn snapshot(&mut self, _: u32) -> Vec<(Vec<u8>, Vec<Vec<u8>>)> {
-        Vec::new()
-    }
+    fn snapshot(&mut self, _: u32, _: &mut AggEntries) {}
     fn clear(&mut self, _: u32) {}
     fn remove(&mut self, _: u32, _: &[u8]) {}
 }

@@ -12,20 +12,21 @@
 //! - then a newline (after a distribution this leaves a blank line).
 
 use crate::consume::ConsumeError;
+use crate::event::AggReport;
 use crate::options::ConsumerOptions;
 use crate::printf::{AggArg, Apply, Env, Format};
 use crate::value::{decode, mask, read_i64, read_uint, sign_extend, Value};
 use crate::{packed, quantize};
-use dtrace_desc::{AggDesc, AggFunc, ValueType};
+use dtrace_desc::{AggDesc, AggEntries, AggFunc, ValueType};
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
 /// Where aggregation data comes from: the runtime reads the per-CPU BPF maps; tests
 /// supply synthetic data.
 pub trait AggSource {
-    /// All entries of aggregation `agg_id` now: each key's bytes and that key's
-    /// value bytes on every CPU.
-    fn snapshot(&mut self, agg_id: u32) -> Vec<(Vec<u8>, Vec<Vec<u8>>)>;
+    /// Adds all entries of aggregation `agg_id` now to `out`: each key's bytes
+    /// and that key's value bytes on every CPU.
+    fn snapshot(&mut self, agg_id: u32, out: &mut AggEntries);
 
     /// `clear()`: zero every value of aggregation `agg_id` on every CPU, keeping
     /// its keys, so that later snapshots count from zero.
@@ -112,11 +113,15 @@ impl AggValue {
 }
 
 /// Merges one key's per-CPU values according to the aggregating function.
-pub fn merge(func: &AggFunc, per_cpu: &[Vec<u8>]) -> Result<AggValue, ConsumeError> {
+pub fn merge<'a, I>(func: &AggFunc, per_cpu: I) -> Result<AggValue, ConsumeError>
+where
+    I: IntoIterator<Item = &'a [u8]> + Clone,
+{
     let size = func.value_size();
     let word = |b: &[u8], i: u32| read_i64(b, i * 8).map_err(ConsumeError::Decode);
     let uword = |b: &[u8], i: u32| read_uint(b, i * 8, 8).map_err(ConsumeError::Decode);
-    for b in per_cpu {
+    let per_cpu = move || per_cpu.clone().into_iter();
+    for b in per_cpu() {
         if b.len() < size as usize {
             return Err(ConsumeError::Truncated {
                 what: "aggregation value",
@@ -128,14 +133,14 @@ pub fn merge(func: &AggFunc, per_cpu: &[Vec<u8>]) -> Result<AggValue, ConsumeErr
     Ok(match func {
         AggFunc::Count | AggFunc::Sum => {
             let mut t = 0i64;
-            for b in per_cpu {
+            for b in per_cpu() {
                 t = t.wrapping_add(word(b, 0)?);
             }
             AggValue::Scalar(t)
         }
         AggFunc::Avg => {
             let (mut count, mut sum) = (0u64, 0i64);
-            for b in per_cpu {
+            for b in per_cpu() {
                 count = count.wrapping_add(uword(b, 0)?);
                 sum = sum.wrapping_add(word(b, 1)?);
             }
@@ -146,7 +151,7 @@ pub fn merge(func: &AggFunc, per_cpu: &[Vec<u8>]) -> Result<AggValue, ConsumeErr
             // A key with no data on any CPU (after clear()) shows 0, as dtrace's
             // zeroed data does.
             let mut best: Option<i64> = None;
-            for b in per_cpu {
+            for b in per_cpu() {
                 if uword(b, 0)? == 0 {
                     continue;
                 }
@@ -161,7 +166,7 @@ pub fn merge(func: &AggFunc, per_cpu: &[Vec<u8>]) -> Result<AggValue, ConsumeErr
         }
         AggFunc::Stddev => {
             let (mut count, mut sum, mut sumsq) = (0u64, 0i64, 0u128);
-            for b in per_cpu {
+            for b in per_cpu() {
                 count = count.wrapping_add(uword(b, 0)?);
                 sum = sum.wrapping_add(word(b, 1)?);
                 let lo = uword(b, 2)? as u128;
@@ -173,7 +178,7 @@ pub fn merge(func: &AggFunc, per_cpu: &[Vec<u8>]) -> Result<AggValue, ConsumeErr
         AggFunc::Quantize | AggFunc::Lquantize { .. } | AggFunc::Llquantize { .. } => {
             let n = size / 8;
             let mut buckets = vec![0i64; n as usize];
-            for b in per_cpu {
+            for b in per_cpu() {
                 for (i, slot) in buckets.iter_mut().enumerate() {
                     *slot = slot.wrapping_add(word(b, i as u32)?);
                 }
@@ -190,7 +195,8 @@ pub struct Row {
     pub key: Vec<u8>,
     pub keys: Vec<Value>,
     pub values: Vec<Option<AggValue>>,
-    /// With `aggpercpu`: each aggregation's value on each CPU, by CPU index.
+    /// With `aggpercpu`: each aggregation's value on each CPU, by CPU index
+    /// (empty without it).
     pub per_cpu: Vec<Vec<AggValue>>,
 }
 
@@ -242,6 +248,77 @@ fn cmp_keys(a: &[Value], b: &[Value], start: usize) -> Ordering {
     a.len().cmp(&b.len())
 }
 
+/// Keys naming the same user function or module are one entry (only
+/// user-symbol keys can meet; the kernel's keys are distinct): `snapshot`'s
+/// entries with their keys normalized, each key once with the values of every
+/// entry that has it, in the order first seen.
+fn merge_user_keys(
+    agg: &AggDesc,
+    snapshot: &AggEntries,
+    env: &Env,
+    seen: &mut HashMap<String, (u64, u64)>,
+    out: &mut AggEntries,
+) {
+    let mut groups: Vec<(Vec<u8>, Vec<usize>)> = Vec::new();
+    let mut by_key: HashMap<Vec<u8>, usize> = HashMap::new();
+    for (i, e) in snapshot.iter().enumerate() {
+        let mut key = e.key.to_vec();
+        crate::ustack::normalize_key(agg, &mut key, env, seen);
+        match by_key.get(&key) {
+            Some(&g) => {
+                if let Some(group) = groups.get_mut(g) {
+                    group.1.push(i);
+                }
+            }
+            None => {
+                by_key.insert(key.clone(), groups.len());
+                groups.push((key, vec![i]));
+            }
+        }
+    }
+    for (key, members) in groups {
+        out.begin(&key);
+        for e in members.iter().filter_map(|&i| snapshot.get(i)) {
+            for v in e.values() {
+                out.value(v);
+            }
+        }
+    }
+}
+
+/// The buffers one snapshot reads aggregations into, kept for the next.
+#[derive(Debug, Clone, Default)]
+pub struct ReadBufs {
+    entries: AggEntries,
+    merged: AggEntries,
+}
+
+/// Every aggregation's rows at one moment (libdtrace keeps its snapshot in
+/// the handle the same way), kept so that the next snapshot reuses their
+/// memory and its read buffers.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub(crate) reports: Vec<AggReport>,
+    pub(crate) bufs: ReadBufs,
+}
+
+impl Snapshot {
+    /// No snapshot yet.
+    pub fn new() -> Snapshot {
+        Snapshot::default()
+    }
+
+    /// Every aggregation in ID order, each with its rows sorted.
+    pub fn reports(&self) -> &[AggReport] {
+        &self.reports
+    }
+
+    /// The reports, owned (the next snapshot starts from empty buffers).
+    pub fn into_reports(self) -> Vec<AggReport> {
+        self.reports
+    }
+}
+
 /// Snapshots, merges, joins (by key) and sorts the rows of `aggs`.
 pub fn collect_rows(
     aggs: &[&AggDesc],
@@ -249,68 +326,110 @@ pub fn collect_rows(
     opts: &ConsumerOptions,
     env: &Env,
 ) -> Result<Vec<Row>, ConsumeError> {
+    let mut rows = Vec::new();
+    collect_rows_into(aggs, source, opts, env, &mut ReadBufs::default(), &mut rows)?;
+    Ok(rows)
+}
+
+/// A row with key bytes `key` and room for `n` aggregations' values, made of
+/// `row`'s memory (a row of an earlier snapshot) when there is one.
+fn reset_row(row: Option<&mut Row>, key: &[u8], n: usize, percpu: bool) -> Option<Row> {
+    let Some(row) = row else {
+        return Some(Row {
+            key: key.to_vec(),
+            keys: Vec::new(),
+            values: vec![None; n],
+            // Only aggpercpu has per-CPU values to keep.
+            per_cpu: if percpu {
+                vec![Vec::new(); n]
+            } else {
+                Vec::new()
+            },
+        });
+    };
+    row.key.clear();
+    row.key.extend_from_slice(key);
+    row.keys.clear();
+    row.values.clear();
+    row.values.resize(n, None);
+    row.per_cpu.clear();
+    if percpu {
+        row.per_cpu.resize_with(n, Vec::new);
+    }
+    None
+}
+
+/// [`collect_rows`] into `rows`, reusing the memory of the rows it holds (an
+/// earlier snapshot's) and of `bufs`: a snapshot like the one before
+/// allocates little more than its string keys.
+pub fn collect_rows_into(
+    aggs: &[&AggDesc],
+    source: &mut dyn AggSource,
+    opts: &ConsumerOptions,
+    env: &Env,
+    bufs: &mut ReadBufs,
+    rows: &mut Vec<Row>,
+) -> Result<(), ConsumeError> {
     let mut seen = HashMap::new();
-    // Rows in the order first seen (the sort below decides the printed
-    // order, ties broken by the key's bytes), and each key's row.
-    let mut rows: Vec<Row> = Vec::new();
+    // Rows `..used` in the order first seen (the sort below decides the
+    // printed order, ties broken by the key's bytes), and each key's row.
+    let mut used = 0;
     let mut by_key: HashMap<Vec<u8>, usize> = HashMap::new();
     for (pos, agg) in aggs.iter().enumerate() {
-        let snapshot = source.snapshot(agg.id);
-        // Keys naming the same user function or module are one row (only
-        // user-symbol keys can meet; the kernel's keys are distinct).
+        bufs.entries.clear();
+        source.snapshot(agg.id, &mut bufs.entries);
         let user = agg
             .keys
             .iter()
             .any(|f| matches!(f.ty, ValueType::UserSym { .. }));
-        let merged: Vec<(Vec<u8>, Vec<Vec<u8>>)> = if user {
-            let mut m: HashMap<Vec<u8>, Vec<Vec<u8>>> = HashMap::new();
-            for (mut key, per_cpu) in snapshot {
-                crate::ustack::normalize_key(agg, &mut key, env, &mut seen);
-                m.entry(key).or_default().extend(per_cpu);
-            }
-            m.into_iter().collect()
+        let entries = if user {
+            bufs.merged.clear();
+            merge_user_keys(agg, &bufs.entries, env, &mut seen, &mut bufs.merged);
+            &bufs.merged
         } else {
-            snapshot
+            &bufs.entries
         };
-        rows.reserve(merged.len());
-        for (key, per_cpu) in merged {
-            let value = merge(&agg.func, &per_cpu)?;
+        if pos == 0 {
+            rows.reserve(entries.len().saturating_sub(rows.len()));
+        }
+        for e in entries.iter() {
+            let value = merge(&agg.func, e.values())?;
             let cpus = if opts.aggpercpu {
-                per_cpu
-                    .iter()
-                    .map(|v| merge(&agg.func, std::slice::from_ref(v)))
+                e.values()
+                    .map(|v| merge(&agg.func, [v]))
                     .collect::<Result<Vec<_>, _>>()?
             } else {
                 Vec::new()
             };
             // One aggregation's keys are distinct: only a join needs the index.
             let found = if aggs.len() > 1 {
-                by_key.get(&key).copied()
+                by_key.get(e.key).copied()
             } else {
                 None
             };
-            let row = match found {
+            let at = match found {
                 Some(i) => i,
                 None => {
-                    let keys = agg
-                        .keys
-                        .iter()
-                        .map(|f| decode(f, &key))
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(ConsumeError::Decode)?;
-                    if aggs.len() > 1 {
-                        by_key.insert(key.clone(), rows.len());
+                    if let Some(row) =
+                        reset_row(rows.get_mut(used), e.key, aggs.len(), opts.aggpercpu)
+                    {
+                        rows.push(row);
                     }
-                    rows.push(Row {
-                        key,
-                        keys,
-                        values: vec![None; aggs.len()],
-                        per_cpu: vec![Vec::new(); aggs.len()],
-                    });
-                    rows.len() - 1
+                    let Some(row) = rows.get_mut(used) else {
+                        continue;
+                    };
+                    for f in &agg.keys {
+                        row.keys
+                            .push(decode(f, e.key).map_err(ConsumeError::Decode)?);
+                    }
+                    if aggs.len() > 1 {
+                        by_key.insert(e.key.to_vec(), used);
+                    }
+                    used += 1;
+                    used - 1
                 }
             };
-            if let Some(row) = rows.get_mut(row) {
+            if let Some(row) = rows.get_mut(at) {
                 if let Some(slot) = row.values.get_mut(pos) {
                     *slot = Some(value);
                 }
@@ -320,6 +439,7 @@ pub fn collect_rows(
             }
         }
     }
+    rows.truncate(used);
     let pos = (opts.aggsortpos as usize).min(aggs.len().saturating_sub(1));
     let func = aggs.get(pos).map(|a| a.func).unwrap_or(AggFunc::Count);
     let keypos = opts.aggsortkeypos as usize;
@@ -338,7 +458,7 @@ pub fn collect_rows(
         };
         if opts.aggsortrev { o.reverse() } else { o }.then_with(|| a.key.cmp(&b.key))
     });
-    Ok(rows)
+    Ok(())
 }
 
 /// A key as dtrace prints it in an aggregation row.

@@ -5,7 +5,7 @@
 //! drops reported as tracing goes on and ends. How events look is an
 //! [`Output`]'s business (`text.rs`, `json.rs`).
 
-use crate::aggregate::{collect_rows, AggSource, Row};
+use crate::aggregate::{collect_rows, collect_rows_into, AggSource, Row, Snapshot};
 use crate::event::{
     AggReport, Context, DropEvent, DropKind, Event, FaultEvent, Output, ProbeEvent, SetoptError,
 };
@@ -494,11 +494,40 @@ impl Consumer {
     /// order, each with its rows sorted as the `aggsort*` options say. Nothing
     /// is printed and nothing is marked printed.
     pub fn snapshot(&self, aggs: &mut dyn AggSource) -> Result<Vec<AggReport>, ConsumeError> {
-        self.desc
-            .aggs
-            .keys()
-            .map(|id| self.report(&[*id], aggs))
-            .collect()
+        let mut snap = Snapshot::new();
+        self.snapshot_into(aggs, &mut snap)?;
+        Ok(snap.into_reports())
+    }
+
+    /// [`Consumer::snapshot`] into `snap`, reusing the memory of the snapshot
+    /// it holds.
+    pub fn snapshot_into(
+        &self,
+        aggs: &mut dyn AggSource,
+        snap: &mut Snapshot,
+    ) -> Result<(), ConsumeError> {
+        let n = self.desc.aggs.len();
+        snap.reports.truncate(n);
+        for (i, (id, desc)) in self.desc.aggs.iter().enumerate() {
+            if snap.reports.len() == i {
+                snap.reports.push(AggReport {
+                    aggs: Vec::new(),
+                    normals: Vec::new(),
+                    rows: Vec::new(),
+                    format: None,
+                });
+            }
+            let Some(report) = snap.reports.get_mut(i) else {
+                continue;
+            };
+            report.aggs.clear();
+            report.aggs.push(desc.clone());
+            report.normals = normals_of(&self.normals, &[*id]);
+            report.format = None;
+            let rows = &mut report.rows;
+            collect_rows_into(&[desc], aggs, &self.opts, &self.env, &mut snap.bufs, rows)?;
+        }
+        Ok(())
     }
 
     /// Reports drops: `counts` are new drops (since the last call) by CPU and

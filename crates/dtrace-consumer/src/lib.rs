@@ -44,8 +44,9 @@ pub mod value;
 pub mod walltime;
 
 pub use aggregate::Row;
-pub use aggregate::{AggSource, AggValue};
+pub use aggregate::{AggSource, AggValue, Snapshot};
 pub use consume::{ConsumeError, Consumer, Control};
+pub use dtrace_desc::{AggEntries, AggEntry};
 pub use event::{
     AggReport, Context, DropEvent, DropKind, Event, FaultEvent, Output, ProbeEvent, SetoptError,
 };

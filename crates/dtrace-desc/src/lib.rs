@@ -19,12 +19,14 @@
 //! at the offsets given by its [`EpidDesc`]. Offsets are from the start of the record.
 
 pub mod aggfunc;
+pub mod entries;
 pub mod format;
 
 pub use aggfunc::{
     llquantize_bounds, llquantize_bucket, llquantize_nbuckets, lquantize_nbuckets,
     quantize_bucket_value, AggKind as AggFunc, QUANTIZE_NBUCKETS, QUANTIZE_ZERO_BUCKET,
 };
+pub use entries::{AggEntries, AggEntry};
 pub use format::{
     Conversion, Count, Format, Length, ParseError as FormatError, Piece, Want,
     MAX_WIDTH as MAX_FORMAT_WIDTH,

@@ -18,7 +18,7 @@
 //! not in the hash, and its slot is never queued).
 
 use crate::error::RuntimeError;
-use crate::session::AggEntries;
+use dtrace_codegen::desc::AggEntries;
 use dtrace_codegen::{AggGroup, AGG_KEY_PREFIX};
 use dtrace_sys::window::ArrayWindow;
 use dtrace_sys::MapFd;
@@ -96,7 +96,7 @@ impl AggStore {
         (g, class): (&AggGroup, &Class),
         agg_id: u32,
         maps: &[MapFd],
-        mut each: impl FnMut(&Windows, u32, Vec<u8>),
+        mut each: impl FnMut(&Windows, u32, &[u8]),
     ) -> Result<(), RuntimeError> {
         let counter = map(maps, g.counter)?
             .lookup(&0u32.to_ne_bytes())
@@ -139,7 +139,7 @@ impl AggStore {
             }
             entry.clear();
             if w.entries.read(e, &mut entry) {
-                each(w, slot, entry.get(start..end).unwrap_or_default().to_vec());
+                each(w, slot, entry.get(start..end).unwrap_or_default());
             }
         }
         Ok(())
@@ -172,26 +172,23 @@ impl AggStore {
         Ok(())
     }
 
-    /// Every key of aggregation `agg_id` with its value on every CPU.
-    pub(crate) fn snapshot(&self, agg_id: u32, maps: &[MapFd]) -> Result<AggEntries, RuntimeError> {
+    /// Every key of aggregation `agg_id` with its value on every CPU, added to
+    /// `out` (flat: no allocation per key once its buffers have grown).
+    pub(crate) fn snapshot(
+        &self,
+        agg_id: u32,
+        maps: &[MapFd],
+        out: &mut AggEntries,
+    ) -> Result<(), RuntimeError> {
         let Some(gc) = self.group(agg_id) else {
-            return Ok(Vec::new());
+            return Ok(());
         };
-        let size = gc.0.value_size as usize;
-        let mut out = Vec::new();
         self.live(gc, agg_id, maps, |w, slot, key| {
-            let per_cpu = w
-                .values
-                .iter()
-                .map(|v| {
-                    let mut b = Vec::with_capacity(size);
-                    v.read(v.first() + slot, &mut b);
-                    b
-                })
-                .collect();
-            out.push((key, per_cpu));
-        })?;
-        Ok(out)
+            out.begin(key);
+            for v in &w.values {
+                out.value_with(|b| v.read(v.first() + slot, b));
+            }
+        })
     }
 
     /// `clear()`: zero every value of `agg_id`, keeping its keys.

@@ -15,8 +15,9 @@ use std::collections::BTreeMap;
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::time::Duration;
 
-/// One aggregation's entries: each key with its value on every possible CPU.
-pub type AggEntries = Vec<(Vec<u8>, Vec<Vec<u8>>)>;
+/// One aggregation's entries: each key with its value on every possible CPU
+/// (one flat buffer, see `dtrace_desc::AggEntries`).
+pub use dtrace_codegen::desc::AggEntries;
 
 /// Drop counts for one CPU since the previous [`Session::drops`] call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -503,9 +504,10 @@ impl Session {
             .map_err(err)
     }
 
-    /// Every key of aggregation `agg_id` with its value on every CPU.
-    pub fn agg_snapshot(&self, agg_id: u32) -> Result<AggEntries, RuntimeError> {
-        self.aggs.snapshot(agg_id, &self.maps)
+    /// Every key of aggregation `agg_id` with its value on every CPU, added to
+    /// `out`.
+    pub fn agg_snapshot(&self, agg_id: u32, out: &mut AggEntries) -> Result<(), RuntimeError> {
+        self.aggs.snapshot(agg_id, &self.maps, out)
     }
 
     /// `clear()`: zero aggregation `agg_id`'s value on every CPU for every key it

@@ -10,11 +10,9 @@
 //! woke the consumer early, such as exit()'s), or after `clear()`/`trunc()`
 //! changed it, reads the kernel.
 
-use dtrace_consumer::AggSource;
+use dtrace_consumer::{AggEntries, AggSource};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
-
-type Rows = Vec<(Vec<u8>, Vec<Vec<u8>>)>;
 
 /// The last snapshot of the aggregations `printa()` prints.
 #[derive(Debug)]
@@ -28,7 +26,7 @@ pub(crate) struct AggCache {
     /// consumer) takes the snapshot the next regular read would take.
     slack: Duration,
     taken: Option<Instant>,
-    rows: BTreeMap<u32, Rows>,
+    rows: BTreeMap<u32, AggEntries>,
 }
 
 impl AggCache {
@@ -66,7 +64,9 @@ impl AggCache {
     pub(crate) fn snap(&mut self, now: Instant, source: &mut dyn AggSource) {
         self.taken = Some(now);
         for &id in &self.printed {
-            self.rows.insert(id, source.snapshot(id));
+            let rows = self.rows.entry(id).or_default();
+            rows.clear();
+            source.snapshot(id, rows);
         }
     }
 
@@ -92,10 +92,10 @@ pub(crate) struct CachedAggs<'a> {
 }
 
 impl AggSource for CachedAggs<'_> {
-    fn snapshot(&mut self, agg_id: u32) -> Rows {
+    fn snapshot(&mut self, agg_id: u32, out: &mut AggEntries) {
         match self.cache.rows.get(&agg_id) {
-            Some(rows) => rows.clone(),
-            None => self.source.snapshot(agg_id),
+            Some(rows) => rows.iter().for_each(|e| out.push(e.key, e.values())),
+            None => self.source.snapshot(agg_id, out),
         }
     }
 
@@ -118,14 +118,24 @@ mod tests {
     struct Counter(u8);
 
     impl AggSource for Counter {
-        fn snapshot(&mut self, _agg_id: u32) -> Rows {
+        fn snapshot(&mut self, _agg_id: u32, out: &mut AggEntries) {
             self.0 += 1;
-            vec![(vec![0], vec![vec![self.0]])]
+            out.push(&[0], [[self.0]]);
         }
         fn clear(&mut self, _agg_id: u32) {
             self.0 = 0;
         }
         fn remove(&mut self, _agg_id: u32, _key: &[u8]) {}
+    }
+
+    /// The first value of aggregation `id`'s first entry, read through `c`.
+    fn read(c: &mut AggCache, k: &mut Counter, id: u32) -> Vec<u8> {
+        let mut out = AggEntries::new();
+        c.view(k).snapshot(id, &mut out);
+        out.get(0)
+            .and_then(|e| e.values().next())
+            .unwrap_or_default()
+            .to_vec()
     }
 
     #[test]
@@ -138,27 +148,27 @@ mod tests {
         c.arm(t0 + Duration::from_millis(100), Duration::from_millis(100));
         assert!(!c.due(t0));
         // Before the first snapshot, reads see the kernel.
-        assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![1]);
+        assert_eq!(read(&mut c, &mut k, 1), vec![1]);
         k.0 = 0;
         assert!(c.due(t0 + Duration::from_millis(100)));
         c.snap(t0, &mut k);
         // Between ticks every read sees the snapshot.
         for _ in 0..3 {
-            assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![1]);
+            assert_eq!(read(&mut c, &mut k, 1), vec![1]);
         }
         assert!(!c.due(t0 + Duration::from_millis(3800)));
         // Due a switchrate period early: the next regular read would take it.
         assert!(c.due(t0 + Duration::from_millis(3900)));
         assert!(c.due(t0 + Duration::from_secs(4)));
         c.snap(t0 + Duration::from_secs(4), &mut k);
-        assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![2]);
+        assert_eq!(read(&mut c, &mut k, 1), vec![2]);
         // An aggregation no printa() prints is read when asked.
-        assert_eq!(c.view(&mut k).snapshot(2)[0].1[0], vec![3]);
+        assert_eq!(read(&mut c, &mut k, 2), vec![3]);
         // clear() drops the snapshot of that aggregation.
         c.view(&mut k).clear(1);
-        assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![1]);
+        assert_eq!(read(&mut c, &mut k, 1), vec![1]);
         c.invalidate();
-        assert_eq!(c.view(&mut k).snapshot(1)[0].1[0], vec![2]);
+        assert_eq!(read(&mut c, &mut k, 1), vec![2]);
     }
 
     #[test]

@@ -325,6 +325,7 @@ impl Exporters {
 mod tests {
     use super::*;
     use dtrace_codegen::desc::{ActionDesc, EpidDesc, Field};
+    use dtrace_consumer::AggEntries;
     use dtrace_export::openmetrics::render;
     use dtrace_sema::AggOp;
 
@@ -335,8 +336,10 @@ mod tests {
     struct Fake(BTreeMap<u32, Entries>);
 
     impl AggSource for Fake {
-        fn snapshot(&mut self, agg_id: u32) -> Entries {
-            self.0.get(&agg_id).cloned().unwrap_or_default()
+        fn snapshot(&mut self, agg_id: u32, out: &mut AggEntries) {
+            for (key, per_cpu) in self.0.get(&agg_id).into_iter().flatten() {
+                out.push(key, per_cpu);
+            }
         }
         fn clear(&mut self, _: u32) {}
         fn remove(&mut self, _: u32, _: &[u8]) {}

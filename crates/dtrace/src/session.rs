@@ -15,8 +15,8 @@ use crate::options::BufPolicy;
 use crate::{ExecError, Options, WorkStatus};
 use dtrace_codegen::CompiledProgram;
 use dtrace_consumer::{
-    AggReport, AggSource, ConsumeError, Consumer, ConsumerOptions, Context, Control, DropKind,
-    Event, Output,
+    AggEntries, AggReport, AggSource, ConsumeError, Consumer, ConsumerOptions, Context, Control,
+    DropKind, Event, Output,
 };
 use dtrace_sys::{Features, SysRef};
 use std::collections::VecDeque;
@@ -28,8 +28,9 @@ use std::time::Duration;
 struct Aggs<'a>(&'a dtrace_runtime::Session);
 
 impl AggSource for Aggs<'_> {
-    fn snapshot(&mut self, agg_id: u32) -> Vec<(Vec<u8>, Vec<Vec<u8>>)> {
-        self.0.agg_snapshot(agg_id).unwrap_or_default()
+    fn snapshot(&mut self, agg_id: u32, out: &mut AggEntries) {
+        // A failed read shows what was read before it.
+        let _ = self.0.agg_snapshot(agg_id, out);
     }
 
     fn clear(&mut self, agg_id: u32) {
@@ -67,6 +68,8 @@ pub struct Session {
     busy: bool,
     /// What `printa()` prints between two `aggrate` ticks.
     agg_cache: AggCache,
+    /// The last [`Session::snapshot`], whose memory the next one reuses.
+    snap: dtrace_consumer::Snapshot,
     /// The per-CPU buffers of `bufpolicy=fill` or `ring` (None: `switch`).
     held: Option<Held>,
     /// A `fill` buffer filled, or exit() was called with buffers held:
@@ -263,6 +266,7 @@ impl Session {
             pending: Pending::default(),
             busy: false,
             agg_cache,
+            snap: dtrace_consumer::Snapshot::new(),
             held,
             filled: false,
             buffer_lowered,
@@ -552,19 +556,26 @@ impl Session {
     }
 
     /// Every aggregation now (libdtrace's `dtrace_aggregate_snap`), in ID
-    /// order, each with its rows sorted as the `aggsort*` options say.
-    pub fn snapshot(&mut self) -> Result<Vec<AggReport>, ExecError> {
+    /// order, each with its rows sorted as the `aggsort*` options say. The
+    /// session keeps the snapshot until the next one, which reuses its memory.
+    pub fn snapshot(&mut self) -> Result<&[AggReport], ExecError> {
+        self.snap_now()?;
+        Ok(self.snap.reports())
+    }
+
+    /// Takes a snapshot into `self.snap`.
+    fn snap_now(&mut self) -> Result<(), ExecError> {
         self.consumer
-            .snapshot(&mut Aggs(&self.rt))
+            .snapshot_into(&mut Aggs(&self.rt), &mut self.snap)
             .map_err(consume_error)
     }
 
     /// [`Session::snapshot`] as one JSON array in the `-O json` schema's
     /// aggregation form (docs/JSON.md).
     pub fn snapshot_json(&mut self) -> Result<String, ExecError> {
-        let reports = self.snapshot()?;
+        self.snap_now()?;
         Ok(dtrace_consumer::json::snapshot_json(
-            &reports,
+            self.snap.reports(),
             self.consumer.env(),
         ))
     }
@@ -577,7 +588,7 @@ impl Session {
     {
         for report in self.snapshot()? {
             for row in &report.rows {
-                if f(&report, row).is_break() {
+                if f(report, row).is_break() {
                     return Ok(ControlFlow::Break(()));
                 }
             }
@@ -607,8 +618,8 @@ impl Session {
         self.stop(output)?;
         self.export_tick(true);
         if let Some(path) = self.export_options.flamegraph.clone() {
-            let reports = self.snapshot()?;
-            let folded = crate::flame::folded_lines(&reports, self.consumer.env());
+            self.snap_now()?;
+            let folded = crate::flame::folded_lines(self.snap.reports(), self.consumer.env());
             crate::flame::write_svg(&path, &folded, "dtrace").map_err(|m| ExecError {
                 message: format!("dtrace: {m}"),
                 detail: None,

@@ -1,7 +1,9 @@
 //! Builders for synthetic program descriptions, records and aggregation data.
 #![allow(dead_code)]
 
-use dtrace_consumer::{AggSource, ConsumeError, Consumer, ConsumerOptions, Control, TextOutput};
+use dtrace_consumer::{
+    AggEntries, AggSource, ConsumeError, Consumer, ConsumerOptions, Control, TextOutput,
+};
 use dtrace_desc::*;
 use std::collections::BTreeMap;
 
@@ -128,8 +130,10 @@ impl Aggs {
 }
 
 impl AggSource for Aggs {
-    fn snapshot(&mut self, agg_id: u32) -> Vec<(Vec<u8>, Vec<Vec<u8>>)> {
-        self.0.get(&agg_id).cloned().unwrap_or_default()
+    fn snapshot(&mut self, agg_id: u32, out: &mut AggEntries) {
+        for (key, per_cpu) in self.0.get(&agg_id).into_iter().flatten() {
+            out.push(key, per_cpu);
+        }
     }
 
     fn clear(&mut self, agg_id: u32) {
