@@ -291,6 +291,7 @@ fn merge_user_keys(
 pub struct ReadBufs {
     entries: AggEntries,
     merged: AggEntries,
+    order: Vec<crate::aggsort::Ranked>,
 }
 
 /// Every aggregation's rows at one moment (libdtrace keeps its snapshot in
@@ -418,6 +419,8 @@ pub fn collect_rows_into(
                     let Some(row) = rows.get_mut(used) else {
                         continue;
                     };
+                    // Exactly one Value per key (a push would make room for 4).
+                    row.keys.reserve_exact(agg.keys.len());
                     for f in &agg.keys {
                         row.keys
                             .push(decode(f, e.key).map_err(ConsumeError::Decode)?);
@@ -442,23 +445,34 @@ pub fn collect_rows_into(
     rows.truncate(used);
     let pos = (opts.aggsortpos as usize).min(aggs.len().saturating_sub(1));
     let func = aggs.get(pos).map(|a| a.func).unwrap_or(AggFunc::Count);
+    crate::aggsort::sort_rows(rows, pos, &func, opts, &mut bufs.order);
+    Ok(())
+}
+
+/// The printed order of two rows: by aggregation `pos`'s value (of function
+/// `func`) then by key, or by key then value with `aggsortkey`, reversed with
+/// `aggsortrev`; ties broken by the key's bytes.
+pub(crate) fn cmp_rows(
+    a: &Row,
+    b: &Row,
+    pos: usize,
+    func: &AggFunc,
+    opts: &ConsumerOptions,
+) -> Ordering {
     let keypos = opts.aggsortkeypos as usize;
-    let by_value = |a: &Row, b: &Row| match (
+    let by_value = || match (
         a.values.get(pos).and_then(|v| v.as_ref()),
         b.values.get(pos).and_then(|v| v.as_ref()),
     ) {
-        (Some(x), Some(y)) => x.cmp(y, &func),
+        (Some(x), Some(y)) => x.cmp(y, func),
         (x, y) => x.is_some().cmp(&y.is_some()),
     };
-    rows.sort_unstable_by(|a, b| {
-        let o = if opts.aggsortkey {
-            cmp_keys(&a.keys, &b.keys, keypos).then_with(|| by_value(a, b))
-        } else {
-            by_value(a, b).then_with(|| cmp_keys(&a.keys, &b.keys, keypos))
-        };
-        if opts.aggsortrev { o.reverse() } else { o }.then_with(|| a.key.cmp(&b.key))
-    });
-    Ok(())
+    let o = if opts.aggsortkey {
+        cmp_keys(&a.keys, &b.keys, keypos).then_with(by_value)
+    } else {
+        by_value().then_with(|| cmp_keys(&a.keys, &b.keys, keypos))
+    };
+    if opts.aggsortrev { o.reverse() } else { o }.then_with(|| a.key.cmp(&b.key))
 }
 
 /// A key as dtrace prints it in an aggregation row.

@@ -25,6 +25,7 @@
 //! - [`options`]: consumer options settable with `-x name=value`.
 
 pub mod aggregate;
+mod aggsort;
 pub mod consume;
 pub mod effects;
 pub mod event;

@@ -71,6 +71,18 @@ impl AggEntries {
         self.key_ends.is_empty()
     }
 
+    /// Make room for `entries` more entries with keys of `key_size` bytes and
+    /// `cpus` values of `value_size` bytes each, so that filling them grows
+    /// no buffer.
+    pub fn reserve(&mut self, entries: usize, key_size: usize, cpus: usize, value_size: usize) {
+        let values = entries.saturating_mul(cpus);
+        self.keys.reserve(entries.saturating_mul(key_size));
+        self.key_ends.reserve(entries);
+        self.entry_ends.reserve(entries);
+        self.value_ends.reserve(values);
+        self.values.reserve(values.saturating_mul(value_size));
+    }
+
     /// Start a new entry with key `key` (and no values yet).
     pub fn begin(&mut self, key: &[u8]) {
         self.keys.extend_from_slice(key);

@@ -183,7 +183,16 @@ impl AggStore {
         let Some(gc) = self.group(agg_id) else {
             return Ok(());
         };
+        let g = gc.0;
+        let key_size = g.key_size.saturating_sub(AGG_KEY_PREFIX) as usize;
+        let (cpus, value_size) = (g.cpus as usize, g.value_size as usize);
+        let mut reserved = false;
         self.live(gc, agg_id, maps, |w, slot, key| {
+            if !reserved {
+                // Room for every slot mapped: filling grows no buffer.
+                out.reserve(w.hi as usize, key_size, cpus, value_size);
+                reserved = true;
+            }
             out.begin(key);
             for v in &w.values {
                 out.value_with(|b| v.read(v.first() + slot, b));

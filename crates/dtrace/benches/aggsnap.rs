@@ -1,7 +1,8 @@
 //! Aggregation snapshot benchmark (`cargo bench -p dtrace --bench aggsnap`,
 //! as root: it loads BPF; without BPF it says why and exits).
 //!
-//! Traces this process's `getppid(2)` calls with `@[i++] = count()`, makes
+//! Traces this process's `getppid(2)` calls with `@[i++] = count()` (or
+//! shuffled keys, see `DTRACE_BENCH_SHUFFLE`), makes
 //! `DTRACE_BENCH_KEYS` calls (default 50,000), so the aggregation holds that
 //! many keys, then times [`dtrace::Session::snapshot`]: reading every key and
 //! its per-CPU values from the kernel, merging them and sorting the rows (what
@@ -33,8 +34,16 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .filter(|n| *n > 0)
         .unwrap_or(9);
+    // DTRACE_BENCH_SHUFFLE=1: keys in no particular order (a multiplicative
+    // hash of the call number, distinct modulo a prime above the key count),
+    // so that sorting has work to do; by default they come in key order.
+    let key = if std::env::var_os("DTRACE_BENCH_SHUFFLE").is_some() {
+        "(i++ * 40503) % 1000003"
+    } else {
+        "i++"
+    };
     let program = format!(
-        "syscall::getppid:entry /pid == {}/ {{ @[i++] = count(); }}",
+        "syscall::getppid:entry /pid == {}/ {{ @[{key}] = count(); }}",
         std::process::id()
     );
     let t0 = Instant::now();
