@@ -15,6 +15,7 @@ use crate::consume::ConsumeError;
 use crate::event::AggReport;
 use crate::options::ConsumerOptions;
 use crate::printf::{AggArg, Apply, Env, Format};
+pub use crate::rows::{Row, RowIter, Rows};
 use crate::value::{decode, mask, read_i64, read_uint, sign_extend, Value};
 use crate::{packed, quantize};
 use dtrace_desc::{AggDesc, AggEntries, AggFunc, ValueType};
@@ -188,18 +189,6 @@ where
     })
 }
 
-/// One printed row: decoded keys and one value per aggregation being printed.
-#[derive(Debug, Clone)]
-pub struct Row {
-    /// The key's bytes as the kernel stores them.
-    pub key: Vec<u8>,
-    pub keys: Vec<Value>,
-    pub values: Vec<Option<AggValue>>,
-    /// With `aggpercpu`: each aggregation's value on each CPU, by CPU index
-    /// (empty without it).
-    pub per_cpu: Vec<Vec<AggValue>>,
-}
-
 impl AggValue {
     /// The value as printed after `normalize(@, normal)`: scalars (and avg's and
     /// stddev's sums) divided by `normal`; distributions keep their counts (the
@@ -326,56 +315,28 @@ pub fn collect_rows(
     source: &mut dyn AggSource,
     opts: &ConsumerOptions,
     env: &Env,
-) -> Result<Vec<Row>, ConsumeError> {
-    let mut rows = Vec::new();
+) -> Result<Rows, ConsumeError> {
+    let mut rows = Rows::default();
     collect_rows_into(aggs, source, opts, env, &mut ReadBufs::default(), &mut rows)?;
     Ok(rows)
 }
 
-/// A row with key bytes `key` and room for `n` aggregations' values, made of
-/// `row`'s memory (a row of an earlier snapshot) when there is one.
-fn reset_row(row: Option<&mut Row>, key: &[u8], n: usize, percpu: bool) -> Option<Row> {
-    let Some(row) = row else {
-        return Some(Row {
-            key: key.to_vec(),
-            keys: Vec::new(),
-            values: vec![None; n],
-            // Only aggpercpu has per-CPU values to keep.
-            per_cpu: if percpu {
-                vec![Vec::new(); n]
-            } else {
-                Vec::new()
-            },
-        });
-    };
-    row.key.clear();
-    row.key.extend_from_slice(key);
-    row.keys.clear();
-    row.values.clear();
-    row.values.resize(n, None);
-    row.per_cpu.clear();
-    if percpu {
-        row.per_cpu.resize_with(n, Vec::new);
-    }
-    None
-}
-
-/// [`collect_rows`] into `rows`, reusing the memory of the rows it holds (an
-/// earlier snapshot's) and of `bufs`: a snapshot like the one before
-/// allocates little more than its string keys.
+/// [`collect_rows`] into `rows`, reusing its memory (an earlier snapshot's)
+/// and that of `bufs`: a snapshot like the one before allocates nothing but
+/// its string keys.
 pub fn collect_rows_into(
     aggs: &[&AggDesc],
     source: &mut dyn AggSource,
     opts: &ConsumerOptions,
     env: &Env,
     bufs: &mut ReadBufs,
-    rows: &mut Vec<Row>,
+    rows: &mut Rows,
 ) -> Result<(), ConsumeError> {
     let mut seen = HashMap::new();
-    // Rows `..used` in the order first seen (the sort below decides the
-    // printed order, ties broken by the key's bytes), and each key's row.
-    let mut used = 0;
+    // Each key's row (the sort below decides the printed order, ties broken
+    // by the key's bytes).
     let mut by_key: HashMap<Vec<u8>, usize> = HashMap::new();
+    rows.reset(aggs.len(), opts.aggpercpu);
     for (pos, agg) in aggs.iter().enumerate() {
         bufs.entries.clear();
         source.snapshot(agg.id, &mut bufs.entries);
@@ -391,7 +352,7 @@ pub fn collect_rows_into(
             &bufs.entries
         };
         if pos == 0 {
-            rows.reserve(entries.len().saturating_sub(rows.len()));
+            rows.reserve(entries.len());
         }
         for e in entries.iter() {
             let value = merge(&agg.func, e.values())?;
@@ -411,38 +372,17 @@ pub fn collect_rows_into(
             let at = match found {
                 Some(i) => i,
                 None => {
-                    if let Some(row) =
-                        reset_row(rows.get_mut(used), e.key, aggs.len(), opts.aggpercpu)
-                    {
-                        rows.push(row);
-                    }
-                    let Some(row) = rows.get_mut(used) else {
-                        continue;
-                    };
-                    // Exactly one Value per key (a push would make room for 4).
-                    row.keys.reserve_exact(agg.keys.len());
-                    for f in &agg.keys {
-                        row.keys
-                            .push(decode(f, e.key).map_err(ConsumeError::Decode)?);
-                    }
+                    let keys = agg.keys.iter().map(|f| decode(f, e.key));
+                    let i = rows.push(e.key, keys).map_err(ConsumeError::Decode)?;
                     if aggs.len() > 1 {
-                        by_key.insert(e.key.to_vec(), used);
+                        by_key.insert(e.key.to_vec(), i);
                     }
-                    used += 1;
-                    used - 1
+                    i
                 }
             };
-            if let Some(row) = rows.get_mut(at) {
-                if let Some(slot) = row.values.get_mut(pos) {
-                    *slot = Some(value);
-                }
-                if let Some(slot) = row.per_cpu.get_mut(pos) {
-                    *slot = cpus;
-                }
-            }
+            rows.set(at, pos, value, cpus);
         }
     }
-    rows.truncate(used);
     let pos = (opts.aggsortpos as usize).min(aggs.len().saturating_sub(1));
     let func = aggs.get(pos).map(|a| a.func).unwrap_or(AggFunc::Count);
     crate::aggsort::sort_rows(rows, pos, &func, opts, &mut bufs.order);
@@ -453,8 +393,8 @@ pub fn collect_rows_into(
 /// `func`) then by key, or by key then value with `aggsortkey`, reversed with
 /// `aggsortrev`; ties broken by the key's bytes.
 pub(crate) fn cmp_rows(
-    a: &Row,
-    b: &Row,
+    a: &Row<'_>,
+    b: &Row<'_>,
     pos: usize,
     func: &AggFunc,
     opts: &ConsumerOptions,
@@ -510,7 +450,7 @@ fn print_key(v: &Value, env: &Env, out: &mut Vec<u8>) {
 pub fn print_rows(
     aggs: &[&AggDesc],
     normals: &[u64],
-    rows: &[Row],
+    rows: &Rows,
     opts: &ConsumerOptions,
     env: &Env,
     out: &mut Vec<u8>,
@@ -522,7 +462,7 @@ pub fn print_rows(
         }
     }
     for row in rows {
-        for k in &row.keys {
+        for k in row.keys {
             print_key(k, env, out);
         }
         for (i, (agg, v)) in aggs.iter().zip(row.values.iter()).enumerate() {
@@ -539,7 +479,7 @@ pub fn print_rows(
 }
 
 /// `aggpack`: one header, then one packed line per row.
-fn print_packed(func: &AggFunc, rows: &[Row], opts: &ConsumerOptions, out: &mut Vec<u8>) {
+fn print_packed(func: &AggFunc, rows: &Rows, opts: &ConsumerOptions, out: &mut Vec<u8>) {
     let empty = empty_value(func);
     let counts: Vec<&[i64]> = rows
         .iter()
@@ -588,7 +528,7 @@ fn print_value(func: &AggFunc, v: Option<&AggValue>, normal: u64, zoom: bool, ou
 pub fn print_rows_formatted(
     aggs: &[&AggDesc],
     normals: &[u64],
-    rows: &[Row],
+    rows: &Rows,
     fmt: &Format,
     zoom: bool,
     env: &Env,

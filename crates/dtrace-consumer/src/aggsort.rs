@@ -1,6 +1,5 @@
 //! The printed order of aggregation rows (the `aggsort*` options), found by
-//! sorting small (summary, row index) pairs and then moving each row once,
-//! rather than sorting the rows themselves with the full comparison.
+//! sorting small (summary, row index) pairs rather than comparing rows.
 //!
 //! A row's summary is a few integers taken from what the full comparison
 //! looks at first: its value (with `aggsortkey`, its first compared key) and
@@ -10,7 +9,7 @@
 //! comparison. Sorting 50,000 rows of distinct integer keys thus compares
 //! integers, not decoded values.
 
-use crate::aggregate::{cmp_rows, AggValue, Row};
+use crate::aggregate::{cmp_rows, AggValue, Rows};
 use crate::options::ConsumerOptions;
 use crate::value::Value;
 use dtrace_desc::AggFunc;
@@ -69,7 +68,7 @@ fn value_rank(func: &AggFunc, v: Option<&AggValue>) -> Option<(u8, u64)> {
 }
 
 /// How every row's key `j` can be summarized.
-fn key_mode(rows: &[Row], keypos: usize) -> (KeyMode, usize) {
+fn key_mode(rows: &Rows, keypos: usize) -> (KeyMode, usize) {
     let Some(n) = rows.first().map(|r| r.keys.len()).filter(|n| *n > 0) else {
         return (KeyMode::Opaque, 0);
     };
@@ -100,10 +99,10 @@ fn key_rank(mode: KeyMode, k: Option<&Value>) -> u64 {
     }
 }
 
-/// Sorts `rows` as the options say (see `cmp_rows`), using `order` as
-/// scratch space.
+/// Sets the printed order of `rows` as the options say (see `cmp_rows`),
+/// using `order` as scratch space.
 pub(crate) fn sort_rows(
-    rows: &mut [Row],
+    rows: &mut Rows,
     pos: usize,
     func: &AggFunc,
     opts: &ConsumerOptions,
@@ -113,7 +112,12 @@ pub(crate) fn sort_rows(
     let (mode, j) = key_mode(rows, keypos);
     order.clear();
     order.reserve(rows.len());
-    for (i, r) in rows.iter().enumerate() {
+    let mut indices = rows.take_order();
+    let row = |i: u32| rows.added(i as usize);
+    for &i in &indices {
+        let Some(r) = row(i) else {
+            continue;
+        };
         let k = key_rank(mode, r.keys.get(j));
         let summary = if opts.aggsortkey {
             (0, k, 0)
@@ -123,10 +127,7 @@ pub(crate) fn sort_rows(
                 None => (0, 0, 0),
             }
         };
-        order.push(Ranked {
-            summary,
-            row: i as u32,
-        });
+        order.push(Ranked { summary, row: i });
     }
     order.sort_unstable_by(|a, b| {
         let o = a.summary.cmp(&b.summary);
@@ -134,39 +135,20 @@ pub(crate) fn sort_rows(
         if o != Ordering::Equal {
             return o;
         }
-        match (rows.get(a.row as usize), rows.get(b.row as usize)) {
-            (Some(x), Some(y)) => cmp_rows(x, y, pos, func, opts),
+        match (row(a.row), row(b.row)) {
+            (Some(x), Some(y)) => cmp_rows(&x, &y, pos, func, opts),
             _ => Ordering::Equal,
         }
     });
-    // Position i takes the row at order[i]: follow each cycle once, marking
-    // each position done by pointing it at itself.
-    for i in 0..order.len() {
-        let mut at = i;
-        while let Some(r) = order.get_mut(at) {
-            let next = r.row as usize;
-            r.row = at as u32;
-            if next == i || next == at {
-                break;
-            }
-            rows.swap(at, next);
-            at = next;
-        }
-    }
+    indices.clear();
+    indices.extend(order.iter().map(|r| r.row));
+    rows.set_order(indices);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(key: Value, value: Option<AggValue>) -> Row {
-        Row {
-            key: key.as_u64().to_ne_bytes().to_vec(),
-            keys: vec![key],
-            values: vec![value],
-            per_cpu: Vec::new(),
-        }
-    }
+    use crate::aggregate::Row;
 
     /// The summaries order rows as the full comparison does, in every mode.
     #[test]
@@ -180,38 +162,40 @@ mod tests {
         };
         let strs = ["", "a", "ab", "abcdefgh", "abcdefghi", "abcdefgha", "b"];
         for case in 0..8 {
-            let mut rows: Vec<Row> = (0..300)
-                .map(|_| {
-                    let key = if case % 2 == 0 {
-                        Value::Int {
-                            bits: next() % 50,
-                            size: 8,
-                            signed: true,
-                        }
-                    } else {
-                        let s = strs[(next() % strs.len() as u64) as usize];
-                        Value::Str(s.as_bytes().to_vec())
-                    };
-                    let v = match next() % 4 {
-                        0 => None,
-                        1 => Some(AggValue::Scalar(next() as i64 % 3 - 1)),
-                        _ => Some(AggValue::Scalar((next() % 5) as i64)),
-                    };
-                    let mut r = row(key, v);
-                    r.key.extend_from_slice(&next().to_ne_bytes());
-                    r
-                })
-                .collect();
+            let mut rows = Rows::new(1, false);
+            for _ in 0..300 {
+                let key = if case % 2 == 0 {
+                    Value::Int {
+                        bits: next() % 50,
+                        size: 8,
+                        signed: true,
+                    }
+                } else {
+                    let s = strs[(next() % strs.len() as u64) as usize];
+                    Value::Str(s.as_bytes().to_vec())
+                };
+                let value = match next() % 4 {
+                    0 => None,
+                    1 => Some(AggValue::Scalar(next() as i64 % 3 - 1)),
+                    _ => Some(AggValue::Scalar((next() % 5) as i64)),
+                };
+                let bytes = next().to_ne_bytes();
+                let i = rows.push(&bytes, [Ok::<_, ()>(key)].into_iter());
+                if let (Ok(i), Some(v)) = (i, value) {
+                    rows.set(i, 0, v, Vec::new());
+                }
+            }
             let opts = ConsumerOptions {
                 aggsortkey: case & 2 != 0,
                 aggsortrev: case & 4 != 0,
                 ..ConsumerOptions::default()
             };
-            let mut want = rows.clone();
+            let mut want: Vec<Row<'_>> = rows.iter().collect();
             want.sort_by(|a, b| cmp_rows(a, b, 0, &AggFunc::Count, &opts));
+            let want: Vec<Vec<u8>> = want.iter().map(|r| r.key.to_vec()).collect();
             sort_rows(&mut rows, 0, &AggFunc::Count, &opts, &mut Vec::new());
-            let keys = |r: &[Row]| r.iter().map(|r| r.key.clone()).collect::<Vec<_>>();
-            assert_eq!(keys(&rows), keys(&want), "case {case}");
+            let got: Vec<Vec<u8>> = rows.iter().map(|r| r.key.to_vec()).collect();
+            assert_eq!(got, want, "case {case}");
         }
     }
 

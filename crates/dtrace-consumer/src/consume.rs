@@ -5,7 +5,7 @@
 //! drops reported as tracing goes on and ends. How events look is an
 //! [`Output`]'s business (`text.rs`, `json.rs`).
 
-use crate::aggregate::{collect_rows, collect_rows_into, AggSource, Row, Snapshot};
+use crate::aggregate::{collect_rows, collect_rows_into, AggSource, Row, Rows, Snapshot};
 use crate::event::{
     AggReport, Context, DropEvent, DropKind, Event, FaultEvent, Output, ProbeEvent, SetoptError,
 };
@@ -513,7 +513,7 @@ impl Consumer {
                 snap.reports.push(AggReport {
                     aggs: Vec::new(),
                     normals: Vec::new(),
-                    rows: Vec::new(),
+                    rows: Rows::default(),
                     format: None,
                 });
             }
@@ -645,13 +645,13 @@ fn agg_control(
             let n = arg.unwrap_or(0);
             let keep = usize::try_from(n.unsigned_abs()).unwrap_or(usize::MAX);
             let len = rows.len();
-            let removed: Vec<&Row> = if n >= 0 {
+            let removed: Vec<Row<'_>> = if n >= 0 {
                 rows.iter().take(len.saturating_sub(keep)).collect()
             } else {
                 rows.iter().skip(keep).collect()
             };
             for r in removed {
-                aggs.remove(agg, &r.key);
+                aggs.remove(agg, r.key);
             }
         }
     }

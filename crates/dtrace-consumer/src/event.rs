@@ -13,7 +13,7 @@
 //! they carry no formatting choices except printf's, whose formatted text is
 //! part of the action (with its raw arguments beside it).
 
-use crate::aggregate::Row;
+use crate::aggregate::Rows;
 use crate::options::ConsumerOptions;
 use crate::printf::{Env, Format};
 use crate::value::Value;
@@ -49,7 +49,7 @@ pub struct AggReport {
     /// The `normalize()` factor of each aggregation (1 when none).
     pub normals: Vec<u64>,
     /// The rows, sorted.
-    pub rows: Vec<Row>,
+    pub rows: Rows,
     /// `printa()`'s format string, parsed (None: the default layout).
     pub format: Option<Format>,
 }

@@ -11,7 +11,7 @@
 //! Only an aggregation with a stack key and a scalar value folds; any other
 //! prints as usual.
 
-use crate::aggregate::{AggValue, Row};
+use crate::aggregate::{AggValue, Rows};
 use crate::printf::Env;
 use crate::value::Value;
 use dtrace_desc::{AggDesc, ValueType};
@@ -39,14 +39,14 @@ fn frame(name: &str, out: &mut Vec<u8>) {
 }
 
 /// Appends the folded lines of `rows` (value `pos` of each row) to `out`.
-pub fn print_folded(rows: &[Row], pos: usize, normal: u64, env: &Env, out: &mut Vec<u8>) {
+pub fn print_folded(rows: &Rows, pos: usize, normal: u64, env: &Env, out: &mut Vec<u8>) {
     let syms = &env.syms;
     for row in rows {
         let Some(value) = row.values.get(pos).and_then(|v| v.as_ref()) else {
             continue;
         };
         let mut line = Vec::new();
-        for k in &row.keys {
+        for k in row.keys {
             match k {
                 Value::Stack(pcs) => {
                     for &pc in syms.frames(pcs).iter().rev() {

@@ -554,7 +554,7 @@ fn aggregations(r: &AggReport, syms: &Env) -> String {
     elems.join(",")
 }
 
-fn row_json(row: &Row, i: usize, func: &AggFunc, normal: u64, syms: &Env) -> Option<String> {
+fn row_json(row: Row<'_>, i: usize, func: &AggFunc, normal: u64, syms: &Env) -> Option<String> {
     let value = row.values.get(i)?.as_ref()?.normalized(normal);
     let keys: Vec<String> = row
         .keys

@@ -37,6 +37,7 @@ pub mod principal;
 pub mod print;
 pub mod printf;
 pub mod quantize;
+mod rows;
 pub mod speculation;
 pub mod symbols;
 pub mod text;
@@ -44,8 +45,8 @@ pub mod ustack;
 pub mod value;
 pub mod walltime;
 
-pub use aggregate::Row;
 pub use aggregate::{AggSource, AggValue, Snapshot};
+pub use aggregate::{Row, RowIter, Rows};
 pub use consume::{ConsumeError, Consumer, Control};
 pub use dtrace_desc::{AggEntries, AggEntry};
 pub use event::{

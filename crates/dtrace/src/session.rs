@@ -584,11 +584,11 @@ impl Session {
     /// (libdtrace's `dtrace_aggregate_walk`), until `f` breaks.
     pub fn aggregate_walk<F>(&mut self, mut f: F) -> Result<ControlFlow<()>, ExecError>
     where
-        F: FnMut(&dtrace_consumer::AggReport, &dtrace_consumer::Row) -> ControlFlow<()>,
+        F: FnMut(&dtrace_consumer::AggReport, &dtrace_consumer::Row<'_>) -> ControlFlow<()>,
     {
         for report in self.snapshot()? {
             for row in &report.rows {
-                if f(report, row).is_break() {
+                if f(report, &row).is_break() {
                     return Ok(ControlFlow::Break(()));
                 }
             }

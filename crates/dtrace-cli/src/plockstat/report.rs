@@ -191,7 +191,7 @@ impl<W: Write> Output for Report<W> {
                 let rows: Vec<(Vec<Value>, Vec<Option<AggValue>>)> = report
                     .rows
                     .iter()
-                    .map(|r| (r.keys.clone(), r.values.clone()))
+                    .map(|r| (r.keys.to_vec(), r.values.to_vec()))
                     .collect();
                 self.rows(&rows, cx)
             }
