@@ -408,9 +408,9 @@ pub(crate) fn cmp_rows(
         (x, y) => x.is_some().cmp(&y.is_some()),
     };
     let o = if opts.aggsortkey {
-        cmp_keys(&a.keys, &b.keys, keypos).then_with(by_value)
+        cmp_keys(a.keys, b.keys, keypos).then_with(by_value)
     } else {
-        by_value().then_with(|| cmp_keys(&a.keys, &b.keys, keypos))
+        by_value().then_with(|| cmp_keys(a.keys, b.keys, keypos))
     };
     if opts.aggsortrev { o.reverse() } else { o }.then_with(|| a.key.cmp(&b.key))
 }
