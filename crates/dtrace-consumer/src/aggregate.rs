@@ -412,7 +412,7 @@ pub(crate) fn cmp_rows(
     } else {
         by_value().then_with(|| cmp_keys(a.keys, b.keys, keypos))
     };
-    if opts.aggsortrev { o.reverse() } else { o }.then_with(|| a.key.cmp(&b.key))
+    if opts.aggsortrev { o.reverse() } else { o }.then_with(|| a.key.cmp(b.key))
 }
 
 /// A key as dtrace prints it in an aggregation row.
@@ -494,9 +494,9 @@ fn print_packed(func: &AggFunc, rows: &Rows, opts: &ConsumerOptions, out: &mut V
         return;
     };
     let range = packed::range(func, &counts);
-    out.extend_from_slice(packed::header(func, &first.keys, range.0, range.1).as_bytes());
+    out.extend_from_slice(packed::header(func, first.keys, range.0, range.1).as_bytes());
     for (row, c) in rows.iter().zip(counts.iter()) {
-        packed::keys(&row.keys, out);
+        packed::keys(row.keys, out);
         packed::row(func, c, range, opts.aggzoom, opts.utf8, out);
     }
 }
@@ -554,7 +554,7 @@ pub fn print_rows_formatted(
                 }
             })
             .collect();
-        fmt.apply_env(&row.keys, &args, env, out);
+        fmt.apply_env(row.keys, &args, env, out);
     }
 }
 
