@@ -352,7 +352,8 @@ pub fn collect_rows_into(
             &bufs.entries
         };
         if pos == 0 {
-            rows.reserve(entries.len());
+            let key_size = entries.get(0).map_or(0, |e| e.key.len());
+            rows.reserve(entries.len(), agg.keys.len(), key_size);
         }
         for e in entries.iter() {
             let value = merge(&agg.func, e.values())?;

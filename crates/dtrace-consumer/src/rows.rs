@@ -64,8 +64,11 @@ impl Rows {
         self.order.clear();
     }
 
-    /// Room for `n` more rows.
-    pub(crate) fn reserve(&mut self, n: usize) {
+    /// Room for `n` more rows of `keys` decoded keys and `key_size` key bytes
+    /// each.
+    pub(crate) fn reserve(&mut self, n: usize, keys: usize, key_size: usize) {
+        self.key_bytes.reserve(n.saturating_mul(key_size));
+        self.keys.reserve(n.saturating_mul(keys));
         self.ends.reserve(n);
         self.order.reserve(n);
         self.values.reserve(n.saturating_mul(self.width));

@@ -57,7 +57,7 @@ pub mod targets;
 pub use dtrace_codegen::desc::{AggDesc, AggFunc, FaultKind, ProbeName};
 pub use dtrace_consumer::{
     AggReport, AggValue, ConsumeError, Context, DropEvent, DropKind, Event, FaultEvent, JsonFormat,
-    JsonOutput, Output, ProbeEvent, Row, SetoptError, TextOutput, Value,
+    JsonOutput, Output, ProbeEvent, Row, RowIter, Rows, SetoptError, TextOutput, Value,
 };
 pub use dtrace_ctypes::DataModel;
 pub use dtrace_providers::{Attr, DepClass, Stability};
