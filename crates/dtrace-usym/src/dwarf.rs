@@ -59,6 +59,7 @@ pub fn functions(file: &object::File) -> Vec<Sym> {
                         addr: low,
                         size,
                         name,
+                        local: false,
                     });
                 }
             }

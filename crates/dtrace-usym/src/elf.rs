@@ -29,6 +29,27 @@ pub struct Sym {
     pub addr: u64,
     pub size: u64,
     pub name: String,
+    /// Bound `STB_LOCAL` (DWARF's functions count as global).
+    pub local: bool,
+}
+
+impl Sym {
+    /// Orders by address, then aliases at one address best name first
+    /// ([`crate::alias::alias_order`]).
+    fn by_address(a: &Sym, b: &Sym) -> std::cmp::Ordering {
+        a.addr
+            .cmp(&b.addr)
+            .then_with(|| crate::alias::alias_order(&a.facts(), &b.facts()))
+    }
+
+    fn facts(&self) -> crate::alias::AliasFacts<'_> {
+        crate::alias::AliasFacts {
+            name: self.name.as_str(),
+            function: true,
+            local: self.local,
+            size: self.size,
+        }
+    }
 }
 
 /// A PT_LOAD segment: file range and address.
@@ -60,7 +81,8 @@ pub struct UnwindSections {
 #[derive(Clone, Default)]
 pub struct ElfObject {
     pub build_id: Option<Vec<u8>>,
-    /// Function symbols sorted by address, aliases at one address reduced to one.
+    /// Function symbols sorted by address, aliases at one address reduced to
+    /// the one DTrace names it by.
     pub syms: Vec<Sym>,
     /// Data object symbols (variables) with a size, sorted by address, from
     /// the object's own `.symtab`/`.dynsym` (for naming a lock by its variable).
@@ -182,8 +204,8 @@ impl ElfObject {
             return;
         }
         self.syms.extend(more);
-        // Sort by address; at one address keep the first (global names come first).
-        self.syms.sort_by_key(|s| s.addr);
+        // Sort by address; at one address keep the best alias.
+        self.syms.sort_by(Sym::by_address);
         self.syms.dedup_by(|b, a| a.addr == b.addr);
     }
 
@@ -239,10 +261,9 @@ fn debug_candidates(build_id: Option<&[u8]>, file: &object::File, display: &str)
 }
 
 /// Defined symbols of `kind` (functions or variables) of `.symtab` then
-/// `.dynsym`, globals before weak and local ones (so they win at a shared
-/// address).
+/// `.dynsym`, by address, the best alias first at a shared address.
 fn symbols(file: &object::File, kind: SymbolKind) -> Vec<Sym> {
-    let mut v: Vec<(u8, Sym)> = file
+    let mut v: Vec<Sym> = file
         .symbols()
         .chain(file.dynamic_symbols())
         .filter(|s| s.kind() == kind && s.is_definition() && s.address() != 0)
@@ -252,25 +273,16 @@ fn symbols(file: &object::File, kind: SymbolKind) -> Vec<Sym> {
             if name.is_empty() {
                 return None;
             }
-            let rank = if s.is_global() {
-                0
-            } else if s.is_weak() {
-                1
-            } else {
-                2
-            };
-            Some((
-                rank,
-                Sym {
-                    addr: s.address(),
-                    size: s.size(),
-                    name: name.to_string(),
-                },
-            ))
+            Some(Sym {
+                addr: s.address(),
+                size: s.size(),
+                name: name.to_string(),
+                local: !(s.is_global() || s.is_weak()),
+            })
         })
         .collect();
-    v.sort_by_key(|(rank, s)| (s.addr, *rank));
-    v.into_iter().map(|(_, s)| s).collect()
+    v.sort_by(Sym::by_address);
+    v
 }
 
 #[cfg(test)]

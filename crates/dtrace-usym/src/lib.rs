@@ -2,6 +2,7 @@
 //! address of a traced process is in, and the frames of a captured user stack.
 //!
 //! Code map:
+//! - `alias.rs`: which of several symbols at one address names it (libproc's rule).
 //! - `maps.rs`: `/proc/PID/maps` parsing.
 //! - `elf.rs`: one ELF object: function and data symbols (`.symtab`, `.dynsym`,
 //!   `.gnu_debugdata`, debug files by build-id or debuglink), PT_LOAD
@@ -17,6 +18,7 @@
 //! It reads files under `/proc` and object files; it makes no other system
 //! call, so it stays above `dtrace-sys` in the pipeline.
 
+pub mod alias;
 pub mod dwarf;
 pub mod elf;
 pub mod maps;
