@@ -46,7 +46,7 @@ pub fn gen_clause(
     probes: Vec<ProbeInfo>,
 ) -> ClauseCode {
     let epid = clause.index + 1;
-    let plan = RecordPlan::new(&clause.body);
+    let plan = RecordPlan::new(&clause.body, opts);
     let mut g = Gen::new(l, tp, opts, probes, epid);
     g.record_size = plan.size;
     g.emits_record = clause.emits_record;

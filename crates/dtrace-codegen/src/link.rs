@@ -438,7 +438,7 @@ pub fn compile_with(
         programs.push(link(name, ProgType::RawTracepoint, attach, funcs, tp));
     }
     l.finish(tmp_max);
-    let desc = describe(tp, probes);
+    let desc = describe(tp, probes, opts);
     let var_tables = crate::vartab::tables(tp, &l);
     CompiledProgram {
         var_tables,
@@ -637,13 +637,13 @@ fn link(
 /// Threads whose last return offset the `dt_retoff` map holds at once.
 const RETOFF_THREADS: u32 = 16384;
 
-fn describe(tp: &TypedProgram, probes: &[Vec<ProbeInfo>]) -> ProgramDesc {
+fn describe(tp: &TypedProgram, probes: &[Vec<ProbeInfo>], opts: &CompileOptions) -> ProgramDesc {
     let mut d = ProgramDesc {
         destructive: tp.destructive,
         ..ProgramDesc::default()
     };
     for c in &tp.clauses {
-        let plan = RecordPlan::new(&c.body);
+        let plan = RecordPlan::new(&c.body, opts);
         d.epids.insert(
             c.index + 1,
             EpidDesc {

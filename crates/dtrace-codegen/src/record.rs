@@ -3,7 +3,9 @@
 //! consumed in the same statement order while generating code.
 
 use crate::desc::{ActionDesc, ActionKind, Field, ValueType, HEADER_SIZE};
-use dtrace_sema::{FormatAction, StackKind, SymbolKind, TStmt, Ty};
+use dtrace_sema::{
+    Builtin, CompileOptions, FormatAction, StackKind, SymbolKind, TExpr, TExprKind, TStmt, Ty,
+};
 
 pub fn value_type(t: &Ty) -> ValueType {
     match t {
@@ -44,12 +46,18 @@ pub struct RecordPlan {
     /// Flags bits of actions that always run.
     pub static_flags: u32,
     pub any_conditional: bool,
+    /// Pages of user stack a recorded `ustackdepth` copies (as `ustack()`).
+    ustack_pages: u32,
+    /// The most user frames a stack may have (`maxframes`).
+    frame_cap: u32,
 }
 
 impl RecordPlan {
-    pub fn new(body: &[TStmt]) -> RecordPlan {
+    pub fn new(body: &[TStmt], opts: &CompileOptions) -> RecordPlan {
         let mut p = RecordPlan {
             size: HEADER_SIZE,
+            ustack_pages: opts.ustack_pages(),
+            frame_cap: opts.frame_cap(),
             ..RecordPlan::default()
         };
         p.walk(body, false);
@@ -84,6 +92,23 @@ impl RecordPlan {
         self.raw_field(value_type(t))
     }
 
+    /// The field of a traced or printed value. `ustackdepth` is recorded as
+    /// a stack to unwind (see [`ValueType::UserStack`]) when `ustack()`
+    /// would unwind one (`ustackbytes` > 0), so that it counts the frames
+    /// `ustack()` prints.
+    fn value_field(&mut self, e: &TExpr) -> Field {
+        match e.kind {
+            TExprKind::Builtin(Builtin::UStackdepth) if self.ustack_pages > 0 => {
+                self.raw_field(ValueType::UserStack {
+                    frames: self.frame_cap,
+                    pages: self.ustack_pages,
+                    depth: true,
+                })
+            }
+            _ => self.field(&e.ty),
+        }
+    }
+
     fn raw_field(&mut self, vt: ValueType) -> Field {
         let align = match vt {
             ValueType::Int { size, .. } => size as u32,
@@ -112,8 +137,12 @@ impl RecordPlan {
                             frames,
                             kind: StackKind::User,
                             pages,
-                        } if pages > 0 => self.raw_field(ValueType::UserStack { frames, pages }),
-                        _ => self.field(&value.ty),
+                        } if pages > 0 => self.raw_field(ValueType::UserStack {
+                            frames,
+                            pages,
+                            depth: false,
+                        }),
+                        _ => self.value_field(value),
                     };
                     Some((ActionKind::Trace, vec![f]))
                 }
@@ -137,7 +166,7 @@ impl RecordPlan {
                     Some((ActionKind::Print { ty }, fields))
                 }
                 TStmt::Printf { format, args } => {
-                    let fs = args.iter().map(|a| self.field(&a.ty)).collect();
+                    let fs = args.iter().map(|a| self.value_field(a)).collect();
                     Some((
                         ActionKind::Printf {
                             format: format.clone(),

@@ -358,6 +358,10 @@ impl Consumer {
                         .map(|v| Event::Trace(crate::ustack::settle(v, &self.env))),
                 ),
                 ActionKind::Printf { format } => {
+                    let vals: Vec<Value> = vals
+                        .into_iter()
+                        .map(|v| crate::ustack::settle(v, &self.env))
+                        .collect();
                     let mut text = Vec::with_capacity(format.len() + 32);
                     lookup_format(&self.formats, epid, i)?.apply_env(
                         &vals,

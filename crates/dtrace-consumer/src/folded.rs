@@ -25,10 +25,12 @@ pub fn folds(agg: &AggDesc) -> bool {
             | dtrace_desc::AggFunc::Llquantize { .. }
     );
     scalar
-        && agg
-            .keys
-            .iter()
-            .any(|k| matches!(k.ty, ValueType::Stack { .. } | ValueType::UserStack { .. }))
+        && agg.keys.iter().any(|k| {
+            matches!(
+                k.ty,
+                ValueType::Stack { .. } | ValueType::UserStack { depth: false, .. }
+            )
+        })
 }
 
 fn frame(name: &str, out: &mut Vec<u8>) {

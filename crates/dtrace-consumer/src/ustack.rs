@@ -99,11 +99,20 @@ pub fn capture_frames(c: &UserCapture, max: usize, syms: &UserSymbols) -> Vec<u6
     }
 }
 
-/// A traced value as its event carries it: a captured user stack becomes
-/// the [`Value::UStack`] of its unwound frames (the stack copy stays here);
-/// any other value is itself.
+/// A traced or printed value as its event carries it: a captured user stack
+/// becomes the [`Value::UStack`] of its unwound frames (the stack copy stays
+/// here), a recorded `ustackdepth` the number of those frames (a `uint_t`,
+/// as the variable is typed); any other value is itself.
 pub fn settle(v: Value, env: &Env) -> Value {
     match v {
+        Value::UCapture(c) if c.depth => {
+            let n = capture_frames(&c, c.pcs.len(), &env.usyms).len();
+            Value::Int {
+                bits: n as u64,
+                size: 4,
+                signed: false,
+            }
+        }
         Value::UCapture(c) => {
             let pcs = capture_frames(&c, c.pcs.len(), &env.usyms);
             Value::UStack { pid: c.pid, pcs }
@@ -180,4 +189,63 @@ fn word(b: &[u8], at: usize) -> Option<u64> {
     let mut a = [0u8; 8];
     a.copy_from_slice(w);
     Some(u64::from_ne_bytes(a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::decode;
+    use dtrace_desc::{Field, USTACK_PAGE, USTACK_REGS};
+
+    /// A recorded `ustackdepth` of `frames` slots holding `pcs`, with
+    /// registers but no stack copy (so only the frame-pointer frames count).
+    fn depth_record(frames: u32, pcs: &[u64]) -> (Field, Vec<u8>) {
+        let ty = ValueType::UserStack {
+            frames,
+            pages: 1,
+            depth: true,
+        };
+        let mut b = vec![0u8; ty.size() as usize];
+        b[..8].copy_from_slice(&42u64.to_ne_bytes());
+        for (i, pc) in pcs.iter().enumerate() {
+            b[8 + i * 8..16 + i * 8].copy_from_slice(&pc.to_ne_bytes());
+        }
+        assert_eq!(
+            b.len() as u32,
+            8 + frames * 8 + USTACK_REGS * 8 + USTACK_PAGE
+        );
+        (Field { offset: 0, ty }, b)
+    }
+
+    #[test]
+    fn a_recorded_ustackdepth_settles_to_its_frame_count() {
+        let (f, b) = depth_record(8, &[0x1000, 0x2000, 0x3000]);
+        let v = decode(&f, &b).expect("decodes");
+        assert!(matches!(&v, Value::UCapture(c) if c.depth));
+        let env = Env::default();
+        let settled = settle(v, &env);
+        assert_eq!(settled.as_u64(), 3);
+        assert!(matches!(
+            settled,
+            Value::Int {
+                size: 4,
+                signed: false,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn the_same_capture_as_ustack_prints_as_many_frames() {
+        let (f, b) = depth_record(8, &[0x1000, 0x2000, 0x3000]);
+        let env = Env::default();
+        let Value::UCapture(mut c) = decode(&f, &b).expect("decodes") else {
+            panic!("a capture");
+        };
+        c.depth = false;
+        let mut out = Vec::new();
+        print_capture(&c, &env, &mut out);
+        let lines = out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count();
+        assert_eq!(lines, 3);
+    }
 }

@@ -46,6 +46,9 @@ pub struct UserCapture {
     /// Where `stack` was in the process.
     pub stack_addr: u64,
     pub stack: Vec<u8>,
+    /// A recorded `ustackdepth`: the value is the number of frames this
+    /// stack unwinds to (see [`crate::ustack::settle`]), not the stack.
+    pub depth: bool,
 }
 
 /// Why a field could not be decoded.
@@ -140,7 +143,11 @@ pub fn decode(field: &Field, bytes: &[u8]) -> Result<Value, DecodeError> {
                 Ok(Value::Stack(pcs))
             }
         }
-        ValueType::UserStack { frames, pages } => {
+        ValueType::UserStack {
+            frames,
+            pages,
+            depth,
+        } => {
             let fp = Field {
                 offset: field.offset,
                 ty: ValueType::Stack {
@@ -164,6 +171,7 @@ pub fn decode(field: &Field, bytes: &[u8]) -> Result<Value, DecodeError> {
                 bp: word(4)?,
                 stack_addr: word(5)?,
                 stack: slice(bytes, data, n * page)?.to_vec(),
+                depth: *depth,
             })))
         }
         ValueType::UserSym { kind } => Ok(Value::USym {

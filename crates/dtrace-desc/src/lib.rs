@@ -190,8 +190,14 @@ pub enum ValueType {
     /// of `frames` user frames (pid first), then [`USTACK_REGS`] words (the
     /// user ip, cs, flags, sp, bp; the address of the copy, the number of
     /// pages copied), then `pages` pages of stack memory from the page that
-    /// holds sp upwards.
-    UserStack { frames: u32, pages: u32 },
+    /// holds sp upwards. With `depth`, the value is `ustackdepth`: the
+    /// consumer unwinds the copy as for `ustack()` and the value is the
+    /// number of frames that gives (at most `frames`).
+    UserStack {
+        frames: u32,
+        pages: u32,
+        depth: bool,
+    },
 }
 
 /// What a stack or user-symbol value holds and how it prints.
@@ -230,7 +236,7 @@ impl ValueType {
             ValueType::String { size } | ValueType::Bytes { size } => *size,
             ValueType::Stack { frames, user } => frames * 8 + if *user { 8 } else { 0 },
             ValueType::UserSym { .. } => 16,
-            ValueType::UserStack { frames, pages } => {
+            ValueType::UserStack { frames, pages, .. } => {
                 8 + frames * 8 + USTACK_REGS * 8 + pages * USTACK_PAGE
             }
         }

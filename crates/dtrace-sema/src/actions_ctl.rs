@@ -41,9 +41,16 @@ pub(crate) const CONTROL_ACTIONS: &[&str] = &[
     "mod",
 ];
 
-/// The most frames `stack()` records (the kernel's default
-/// `kernel.perf_event_max_stack`).
-pub const MAX_STACK_FRAMES: u32 = 127;
+/// The most frames any stack may have, whatever `maxframes` or
+/// `kernel.perf_event_max_stack` say: a traced `ustack()` with its stack
+/// copy (at most [`MAX_USTACK_PAGES`] + 1 pages) must fit one record, whose
+/// fields are addressed by 16-bit offsets (under 32 KiB).
+pub const MAX_STACK_FRAMES: u32 = 256;
+
+/// `maxframes`' default where `/proc/sys/kernel/perf_event_max_stack` cannot
+/// be read: the kernel's own default. `bpf_get_stack` gives no more frames
+/// than that sysctl allows, so `maxframes` defaults to its value.
+pub const DEFAULT_MAX_FRAMES: u32 = 127;
 
 /// `stackframes`' default: dtrace's is 20.
 pub const DEFAULT_STACK_FRAMES: u32 = 20;
@@ -57,7 +64,7 @@ pub const DEFAULT_USTACK_FRAMES: u32 = 100;
 pub const DEFAULT_USTACK_BYTES: u32 = 4096;
 
 /// The most pages `ustackbytes` may ask for (a record must fit in 32 KiB).
-const MAX_USTACK_PAGES: u32 = 6;
+pub(crate) const MAX_USTACK_PAGES: u32 = 6;
 
 /// `jstackframes`' default: dtrace's is 50.
 pub const DEFAULT_JSTACK_FRAMES: u32 = 50;
@@ -121,14 +128,14 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// A frame count: a positive integer constant, at most [`MAX_STACK_FRAMES`].
+    /// A frame count: a positive integer constant, at most `maxframes`.
     fn frames_arg(&mut self, func: &str, a: &ast::Expr) -> R<u32> {
         let v = self.expr(a)?;
         if !v.ty.is_int() {
             return Err(self.ctl_proto_arg(func, 1, "uint32_t", &v));
         }
         match const_value(&v) {
-            Some(n) if n > 0 => Ok((n as u64).min(MAX_STACK_FRAMES as u64) as u32),
+            Some(n) if n > 0 => Ok((n as u64).min(self.opts.frame_cap() as u64) as u32),
             _ => Err(Diagnostic::new(
                 Tag::D_STACK_SIZE,
                 v.span,
@@ -143,7 +150,7 @@ impl<'a> Checker<'a> {
         arity("stack", args.len(), 0, 1, span)?;
         let frames = match args.first() {
             Some(a) => self.frames_arg("stack", a)?,
-            None => self.opts.stackframes.clamp(1, MAX_STACK_FRAMES),
+            None => self.opts.stackframes.clamp(1, self.opts.frame_cap()),
         };
         Ok(TExpr {
             kind: TExprKind::Stack {
@@ -174,7 +181,7 @@ impl<'a> Checker<'a> {
                         return Err(self.ctl_proto_arg(func, 1, "uint32_t", &v));
                     }
                     match const_value(&v) {
-                        Some(f) if f > 0 => (f as u64).min(MAX_STACK_FRAMES as u64) as u32,
+                        Some(f) if f > 0 => (f as u64).min(self.opts.frame_cap() as u64) as u32,
                         _ => return Err(Diagnostic::new(
                             Tag::D_USTACK_FRAMES,
                             v.span,
@@ -198,10 +205,9 @@ impl<'a> Checker<'a> {
                     ));
                 }
             }
-            let frames = frames.min(self.opts.maxframes).clamp(1, MAX_STACK_FRAMES);
+            let frames = frames.clamp(1, self.opts.frame_cap());
             let kind = StackKind::User;
-            let pages = self.opts.ustackbytes.div_ceil(4096).min(MAX_USTACK_PAGES);
-            let pages = if pages == 0 { 0 } else { pages + 1 };
+            let pages = self.opts.ustack_pages();
             return Ok(TExpr {
                 kind: TExprKind::Stack {
                     frames,

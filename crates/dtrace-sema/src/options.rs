@@ -103,7 +103,7 @@ impl Default for CompileOptions {
             ustackframes: crate::actions_ctl::DEFAULT_USTACK_FRAMES,
             jstackframes: crate::actions_ctl::DEFAULT_JSTACK_FRAMES,
             ustackbytes: crate::actions_ctl::DEFAULT_USTACK_BYTES,
-            maxframes: crate::actions_ctl::MAX_STACK_FRAMES,
+            maxframes: crate::actions_ctl::DEFAULT_MAX_FRAMES,
             kprobes: false,
             cpus: 1,
         }
@@ -111,6 +111,27 @@ impl Default for CompileOptions {
 }
 
 impl CompileOptions {
+    /// The most frames a stack gets: `maxframes` (which defaults to
+    /// `kernel.perf_event_max_stack`), within [`crate::MAX_STACK_FRAMES`].
+    pub fn frame_cap(&self) -> u32 {
+        self.maxframes
+            .clamp(1, crate::actions_ctl::MAX_STACK_FRAMES)
+    }
+
+    /// Pages of user stack a traced `ustack()` (or a recorded `ustackdepth`)
+    /// copies for unwinding: enough for `ustackbytes` above the stack
+    /// pointer, plus the page holding it; 0 when `ustackbytes` is 0.
+    pub fn ustack_pages(&self) -> u32 {
+        match self
+            .ustackbytes
+            .div_ceil(4096)
+            .min(crate::actions_ctl::MAX_USTACK_PAGES)
+        {
+            0 => 0,
+            n => n + 1,
+        }
+    }
+
     /// The string buffer size actually used: `strsize` plus the NUL, rounded up
     /// to 8.
     pub fn str_cap(&self) -> u32 {
@@ -122,5 +143,37 @@ impl CompileOptions {
     /// (alignment 1, as a `char` array).
     pub fn str_member_size(&self) -> u32 {
         self.strsize.clamp(1, 1 << 16)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_cap_follows_maxframes_within_the_record_limit() {
+        let mut o = CompileOptions::default();
+        assert_eq!(o.frame_cap(), crate::DEFAULT_MAX_FRAMES);
+        o.maxframes = 200;
+        assert_eq!(o.frame_cap(), 200);
+        o.maxframes = 100_000;
+        assert_eq!(o.frame_cap(), crate::MAX_STACK_FRAMES);
+        o.maxframes = 0;
+        assert_eq!(o.frame_cap(), 1);
+    }
+
+    #[test]
+    fn ustack_pages_cover_ustackbytes_above_the_stack_pointer() {
+        let mut o = CompileOptions {
+            ustackbytes: 0,
+            ..CompileOptions::default()
+        };
+        assert_eq!(o.ustack_pages(), 0);
+        o.ustackbytes = 1;
+        assert_eq!(o.ustack_pages(), 2);
+        o.ustackbytes = 4096;
+        assert_eq!(o.ustack_pages(), 2);
+        o.ustackbytes = 1 << 20;
+        assert_eq!(o.ustack_pages(), crate::actions_ctl::MAX_USTACK_PAGES + 1);
     }
 }

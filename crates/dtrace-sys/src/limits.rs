@@ -82,3 +82,30 @@ mod tests {
         }
     }
 }
+
+/// Where the kernel keeps the most frames a stack trace (perf callchains,
+/// `bpf_get_stack`) may have.
+pub const PERF_EVENT_MAX_STACK: &str = "/proc/sys/kernel/perf_event_max_stack";
+
+/// `kernel.perf_event_max_stack`: the most frames `bpf_get_stack` gives.
+/// None when it cannot be read (an older kernel, no /proc).
+pub fn perf_event_max_stack() -> Option<u32> {
+    parse_max_stack(&std::fs::read_to_string(PERF_EVENT_MAX_STACK).ok()?)
+}
+
+fn parse_max_stack(text: &str) -> Option<u32> {
+    text.trim().parse::<u32>().ok().filter(|&n| n > 0)
+}
+
+#[cfg(test)]
+mod max_stack_tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_sysctl_text() {
+        assert_eq!(parse_max_stack("127\n"), Some(127));
+        assert_eq!(parse_max_stack("200"), Some(200));
+        assert_eq!(parse_max_stack("0\n"), None);
+        assert_eq!(parse_max_stack("x"), None);
+    }
+}

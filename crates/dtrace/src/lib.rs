@@ -521,10 +521,12 @@ impl Dtrace {
                 .unwrap_or(dtrace_sema::DEFAULT_JSTACK_FRAMES)
                 .clamp(1, dtrace_sema::MAX_STACK_FRAMES),
             ustackbytes: self.options.ustackbytes.min(1 << 20) as u32,
+            // As DTrace: at most what the kernel's stack walk gives.
             maxframes: self
                 .options
                 .maxframes
-                .unwrap_or(dtrace_sema::MAX_STACK_FRAMES)
+                .or_else(dtrace_sys::limits::perf_event_max_stack)
+                .unwrap_or(dtrace_sema::DEFAULT_MAX_FRAMES)
                 .max(1),
             kprobes: self
                 .kernel

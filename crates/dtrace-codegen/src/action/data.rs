@@ -21,7 +21,16 @@ impl<'a> Gen<'a> {
             _ => None,
         };
         if let Some(words) = words {
-            let v = self.expr(e);
+            let v = match vt {
+                // `ustackdepth` recorded for the consumer to count: the
+                // frame-pointer frames, then the registers and stack copy.
+                ValueType::UserStack {
+                    frames,
+                    depth: true,
+                    ..
+                } => self.stack_value(*frames, dtrace_sema::StackKind::User),
+                _ => self.expr(e),
+            };
             let r = self.get(v, Reg::R2);
             if r != Reg::R2 {
                 self.a.emit(Insn::mov64_reg(Reg::R2, r));
@@ -30,7 +39,7 @@ impl<'a> Gen<'a> {
             self.a
                 .emit(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, FP_RECORD));
             self.copy_stack(Reg::R1, offset as i16, Reg::R2, words);
-            if let ValueType::UserStack { frames, pages } = vt {
+            if let ValueType::UserStack { frames, pages, .. } = vt {
                 self.capture_user_stack(offset + 8 + frames * 8, *pages);
             }
             return;

@@ -6,6 +6,10 @@
 //! A user stack or symbol value starts with the pid of the process whose
 //! addresses follow, so the consumer can resolve them (also after it exits).
 //! User frames come from the kernel's frame-pointer walk of the user stack.
+//! `stackdepth`/`ustackdepth` in an expression count up to `maxframes`
+//! frames (the kernel stops at `kernel.perf_event_max_stack` too); a traced
+//! or printed `ustackdepth` is instead recorded with a stack copy for the
+//! consumer to unwind (see `record.rs`).
 //! BEGIN and END have no kernel stack (`stackdepth` 0, `caller` 0, `stack()`
 //! empty): DTrace fires them in dtrace's own context, not at a kernel event.
 
@@ -124,7 +128,7 @@ impl<'a> Gen<'a> {
         if user && !depth && self.at_function_entry() {
             return self.entry_return_address();
         }
-        let off = self.gather_stack(MAX_STACK_FRAMES, user);
+        let off = self.gather_stack(self.opts.frame_cap(), user);
         let first = off + if user { 8 } else { 0 };
         let d = self.alloc(false);
         let w = self.work_reg(d, Reg::R1);

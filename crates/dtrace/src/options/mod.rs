@@ -148,7 +148,8 @@ pub struct Options {
     pub ustackbytes: u64,
     /// `jstackstrsize`: string space of `jstack()`.
     pub jstackstrsize: Option<u64>,
-    /// `maxframes`: the most frames any stack may have.
+    /// `maxframes`: the most frames any stack may have (default:
+    /// `kernel.perf_event_max_stack`, as DTrace).
     pub maxframes: Option<u32>,
     // Tracing control.
     /// `destructive` (`-w`): destructive actions are allowed.
