@@ -36,6 +36,18 @@ fn cmp_jmp(op: CmpOp, signed: bool) -> JmpOp {
     }
 }
 
+/// The comparison that holds exactly when `op` does not.
+fn negated(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Ge,
+        CmpOp::Le => CmpOp::Gt,
+        CmpOp::Gt => CmpOp::Le,
+        CmpOp::Ge => CmpOp::Lt,
+        CmpOp::Eq => CmpOp::Ne,
+        CmpOp::Ne => CmpOp::Eq,
+    }
+}
+
 impl<'a> Gen<'a> {
     pub fn expr(&mut self, e: &TExpr) -> Val {
         match &e.kind {
@@ -350,6 +362,29 @@ impl<'a> Gen<'a> {
 
     /// Evaluate `e` and jump to `target` when it is false (0 or "").
     pub fn branch_if_false(&mut self, e: &TExpr, target: dtrace_bpf_label::Label) {
+        if let TExprKind::Cmp { op, lhs, rhs } = &e.kind {
+            // A comparison branches on the opposite test directly, without
+            // making its 0 or 1 first (a predicate's usual form).
+            let signed = lhs.ty.signed();
+            let jmp = cmp_jmp(negated(*op), signed);
+            let l = self.expr(lhs);
+            let small = match rhs.kind {
+                TExprKind::Int(v) => i32::try_from(v).ok().filter(|v| *v >= 0),
+                _ => None,
+            };
+            if let Some(imm) = small {
+                let rl = self.get(l, Reg::R1);
+                self.a.jmp_imm(jmp, rl, imm, target);
+            } else {
+                let r = self.expr(rhs);
+                let rl = self.get(l, Reg::R1);
+                let rr = self.get(r, Reg::R2);
+                self.a.jmp_reg(jmp, rl, rr, target);
+                self.free(r);
+            }
+            self.free(l);
+            return;
+        }
         let v = self.expr(e);
         let r = self.get(v, Reg::R1);
         if e.ty.is_str() {

@@ -88,7 +88,11 @@ pub fn build(l: &Layout, t: &Table<'_>, args: u16, d: &Dispatch) -> Asm {
     table_prologue(&mut a, l, table, Reg::R0, n, out);
     a.emit(Insn::st_mem(Size::DW, DC, layout::D_ERRNO, 0));
     if args != 0 {
-        super::zero_args(&mut a);
+        for i in 0..10u16 {
+            if args & (1 << i) != 0 && !always_loaded(t, i) {
+                a.emit(Insn::st_mem(Size::DW, DC, layout::D_ARGS + 8 * i as i16, 0));
+            }
+        }
         let done = a.label();
         for (s, fields) in specs.iter().enumerate() {
             let next = a.label();
@@ -115,6 +119,25 @@ pub fn build(l: &Layout, t: &Table<'_>, args: u16, d: &Dispatch) -> Asm {
     dispatch(&mut a, d, Some((l, out)));
     epilogue(&mut a, out);
     a.finish()
+}
+
+/// Whether every firing stores argument `i` whole, whatever its probe (so its
+/// slot needs no zeroing first): each spec loads it from a register, from
+/// user memory (a failed read leaves zeros) or as a constant, no row
+/// describes its own arguments, and for a return probe it is not `arg0`
+/// (which only a found return offset sets).
+fn always_loaded(t: &Table<'_>, i: u16) -> bool {
+    t.described.is_none()
+        && !(t.retoff.is_some() && i == 0)
+        && !t.specs.is_empty()
+        && t.specs.iter().all(|fields| {
+            fields.get(usize::from(i)).is_some_and(|f| {
+                matches!(
+                    f.kind,
+                    FieldKind::UserReg | FieldKind::UserMem { .. } | FieldKind::Const(_)
+                )
+            })
+        })
 }
 
 /// A return probe's `arg0`: the offset of the return site by which this
