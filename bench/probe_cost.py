@@ -82,6 +82,8 @@ def configurations(helper, mode, dtrace, bpftrace):
              [bpftrace, "-q", "-e", f"uprobe:{helper}:malloc {{ @ = count(); }}"]),
             ("dtrace pid$target::malloc:entry /arg0 == 0/ {} (never true)",
              [dtrace, "-q", "-n", "pid$target::malloc:entry /arg0 == 0/ {}"]),
+            ("dtrace pid$target::malloc:entry { x = 1; }",
+             [dtrace, "-q", "-n", "pid$target::malloc:entry { x = 1; }"]),
             ("dtrace pid$target::malloc:entry { @ = count(); }",
              [dtrace, "-q", "-n", "pid$target::malloc:entry { @ = count(); }"]),
         ]

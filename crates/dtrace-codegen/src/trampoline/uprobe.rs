@@ -1,7 +1,8 @@
 //! Uprobe trampolines (pid and usdt probes): a kprobe-type program on
 //! uprobe_multi links; the context is the user's `struct pt_regs`.
 //!
-//! The attach cookie indexes a read-only table of the program's probes:
+//! The attach cookie (not asked for when the table has one row) indexes a
+//! read-only table of the program's probes:
 //! `{probe id, probe index, clause mask words, argument spec}`. Probes whose
 //! arguments live in the same places share a spec; the trampoline has one
 //! block of argument loads per spec (pid probes: one, the ABI registers).
@@ -83,8 +84,14 @@ pub fn build(l: &Layout, t: &Table<'_>, args: u16, d: &Dispatch) -> Asm {
     a.emit(Insn::mov64_reg(CTX, Reg::R1));
     state_check(&mut a, l, out);
     cpu_check(&mut a, l, out);
-    a.emit(Insn::mov64_reg(Reg::R1, CTX));
-    a.call_helper(helper::GET_ATTACH_COOKIE);
+    if n > 1 {
+        a.emit(Insn::mov64_reg(Reg::R1, CTX));
+        a.call_helper(helper::GET_ATTACH_COOKIE);
+    } else {
+        // A table of one row: the cookie can only be 0, so no helper call
+        // asks the kernel for it.
+        a.emit(Insn::mov64_imm(Reg::R0, 0));
+    }
     table_prologue(&mut a, l, table, Reg::R0, n, out);
     a.emit(Insn::st_mem(Size::DW, DC, layout::D_ERRNO, 0));
     if args != 0 {
