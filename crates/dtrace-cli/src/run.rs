@@ -529,6 +529,11 @@ fn trace(
     let mut state = LoopState::default();
     let started = std::time::Instant::now();
     let mut exited = false;
+    // The session follows its processes' address spaces (and holds them
+    // while probes of objects they load are attached) from the start.
+    for pid in targets.pids() {
+        session.watch_process(pid);
+    }
     match session.go(&mut out) {
         Ok(WorkStatus::Done) => {
             state.done = true;
@@ -546,9 +551,6 @@ fn trace(
     if !state.done {
         if let Err(m) = targets.release_all() {
             state.fail(Fail::error(m));
-        }
-        for pid in targets.pids() {
-            session.watch_process(pid);
         }
     }
 

@@ -63,7 +63,7 @@ const FUZZ_OMITS: &[&str] = &["fbt"];
 impl Target {
     pub fn new(stages: Stages) -> Target {
         let catalog = Catalog::without(FUZZ_OMITS);
-        let base_probes = catalog.probes().len();
+        let base_probes = catalog.probe_count();
         let mut macro_vars = HashMap::new();
         for (k, v) in [
             ("target", "1234"),
@@ -92,7 +92,7 @@ impl Target {
     /// Run one input, catching panics.
     pub fn run(&mut self, input: &[u8]) -> Outcome {
         // On-demand probes (tick-N) accumulate; start over now and then.
-        if self.catalog.probes().len() > self.base_probes + 1000 {
+        if self.catalog.probe_count() > self.base_probes + 1000 {
             self.catalog = Catalog::without(FUZZ_OMITS);
         }
         let text = String::from_utf8_lossy(input).into_owned();

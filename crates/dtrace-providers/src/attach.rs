@@ -174,9 +174,11 @@ pub fn attach_return_markers(
     }
     let mut links = Vec::with_capacity(groups.len());
     for ((path, pid), points) in groups {
-        let link = attach_multi(marker, &path, &points, false, pid)
-            .map_err(|e| AttachError(e.to_string()))?;
-        links.push(link);
+        match attach_multi(marker, &path, &points, false, pid) {
+            Ok(link) => links.push(link),
+            Err(e) if process_gone(&e, pid) => {}
+            Err(e) => return Err(AttachError(e.to_string())),
+        }
     }
     Ok(Attachment::Uprobes(links))
 }
@@ -202,9 +204,19 @@ fn attach_uprobes(
     for ((path, pid), points) in groups {
         // Two probes on one instruction (`entry` and offset `0`) are two
         // points: the program runs once for each, with its own cookie.
-        let link =
-            attach_multi(prog, &path, &points, ret, pid).map_err(|e| AttachError(e.to_string()))?;
-        links.push(link);
+        match attach_multi(prog, &path, &points, ret, pid) {
+            Ok(link) => links.push(link),
+            Err(e) if process_gone(&e, pid) => {}
+            Err(e) => return Err(AttachError(e.to_string())),
+        }
     }
     Ok(Attachment::Uprobes(links))
+}
+
+/// Whether a link failed only because its process has exited since its
+/// probes were matched (a short-lived process among many a provider glob
+/// matched): its probes can no longer fire, so there is nothing to attach
+/// and nothing to report, as DTrace drops a process that goes away.
+fn process_gone(e: &dtrace_sys::uprobe::UprobeError, pid: u32) -> bool {
+    pid != 0 && e.errno.is_no_process()
 }

@@ -6,6 +6,9 @@
 //! Architecture invariants: probe IDs are assigned once per [`Catalog`] and never
 //! change for its life; on-demand probes and the probes of lazy providers (listed
 //! the first time a description could match them) get the next free IDs.
+//! User-space probes (pid, USDT) are numbered apart, from [`USER_PROBE_BASE`]:
+//! after every kernel probe, as DTrace numbers the probes of a process it grabs
+//! after those of the kernel, however few kernel providers were listed.
 
 pub mod attach;
 pub mod cpc;
@@ -205,6 +208,12 @@ fn number(probes: &mut Vec<ProbeInfo>, resolved: &mut Vec<bool>, provider: Name,
     resolved.push(false);
 }
 
+/// User-space probes take IDs from `USER_PROBE_BASE + 1`. Kernel probes are
+/// numbered from 1 and stay far below it (about 124,000 with every fbt and
+/// tracepoint probe of a distribution kernel), so a user-space probe's ID does
+/// not depend on which kernel providers a program happened to list.
+pub const USER_PROBE_BASE: u32 = 1 << 20;
+
 /// All providers and their numbered probes.
 pub struct Catalog {
     providers: Vec<Box<dyn Provider>>,
@@ -213,6 +222,8 @@ pub struct Catalog {
     probes: Vec<ProbeInfo>,
     /// Whether each probe (by index) has been resolved.
     resolved: Vec<bool>,
+    /// User-space probes: `user[i]` has ID `USER_PROBE_BASE + 1 + i`.
+    user: Vec<ProbeInfo>,
     /// Lazy providers' probes found by name before their provider was listed,
     /// so listing does not number them twice.
     found_early: FoundEarly,
@@ -268,6 +279,7 @@ impl Catalog {
             providers,
             probes: Vec::new(),
             resolved: Vec::new(),
+            user: Vec::new(),
             found_early: std::collections::HashSet::new(),
             sites: std::collections::HashMap::new(),
         };
@@ -370,6 +382,9 @@ impl Catalog {
 
     /// The probe with ID `id`, resolved (argument types and layout filled in).
     pub fn resolved(&mut self, id: u32) -> Option<&ProbeInfo> {
+        if id > USER_PROBE_BASE {
+            return self.by_id(id);
+        }
         let index = (id as usize).checked_sub(1)?;
         if !self.resolve(index) {
             return None;
@@ -408,13 +423,21 @@ impl Catalog {
             .map(|p| p.attributes())
     }
 
-    /// Every probe known so far, by ID.
-    pub fn probes(&self) -> &[ProbeInfo] {
-        &self.probes
+    /// Every probe known so far, by ID: the kernel's, then user-space probes.
+    pub fn probes(&self) -> impl Iterator<Item = &ProbeInfo> {
+        self.probes.iter().chain(&self.user)
+    }
+
+    /// How many probes are known so far.
+    pub fn probe_count(&self) -> usize {
+        self.probes.len() + self.user.len()
     }
 
     pub fn by_id(&self, id: u32) -> Option<&ProbeInfo> {
-        self.probes.get((id as usize).checked_sub(1)?)
+        match id.checked_sub(USER_PROBE_BASE + 1) {
+            Some(i) => self.user.get(i as usize),
+            None => self.probes.get((id as usize).checked_sub(1)?),
+        }
     }
 
     /// Where user-space probe `id` attaches, and which of its argument
@@ -423,14 +446,14 @@ impl Catalog {
         self.sites.get(&id).map(Vec::as_slice).unwrap_or(&[])
     }
 
-    /// Add `site` (its arguments at `fields`) to known probe `index`.
+    /// Add `site` (its arguments at `fields`) to known user-space probe `index`.
     fn add_site(
         &mut self,
         index: usize,
         site: procmap::UprobeSite,
         fields: Vec<dtrace_sema::RecordField>,
     ) {
-        let Some(q) = self.probes.get_mut(index) else {
+        let Some(q) = self.user.get_mut(index) else {
             return;
         };
         let sites = self.sites.entry(q.id).or_default();
@@ -496,32 +519,38 @@ impl Catalog {
         let mut out = Vec::with_capacity(found.len());
         for p in found {
             let t = &p.template;
-            let known = self.probes.iter().find(|q| {
+            let known = self.user.iter().position(|q| {
                 q.provider == p.provider
                     && q.module == t.module
                     && q.function == t.function
                     && q.name == t.name
             });
             let index = match known {
-                Some(q) => (q.id - 1) as usize,
+                Some(i) => i,
                 None => {
-                    let mut t = p.template.clone();
-                    t.fields.clear();
-                    self.push(p.provider.as_str().into(), t);
-                    if let Some(r) = self.resolved.last_mut() {
-                        *r = true;
-                    }
-                    self.probes.len() - 1
+                    let t = &p.template;
+                    self.user.push(ProbeInfo {
+                        id: USER_PROBE_BASE + 1 + self.user.len() as u32,
+                        provider: p.provider.as_str().into(),
+                        module: t.module.clone(),
+                        function: t.function.clone(),
+                        name: t.name.clone(),
+                        kind: t.kind,
+                        args: t.args.clone(),
+                        fields: Vec::new(),
+                    });
+                    self.user.len() - 1
                 }
             };
             self.add_site(index, p.site, p.template.fields);
-            if !out.iter().any(|q: &ProbeInfo| q.id as usize == index + 1) {
-                out.extend(self.probes.get(index).cloned());
+            let id = USER_PROBE_BASE + 1 + index as u32;
+            if !out.iter().any(|q: &ProbeInfo| q.id == id) {
+                out.extend(self.user.get(index).cloned());
             }
         }
         // The probes as complete as this match made them (every site's layout).
         for q in &mut out {
-            if let Some(full) = self.probes.get(q.id as usize - 1) {
+            if let Some(full) = self.by_id(q.id) {
                 q.fields = full.fields.clone();
             }
         }
@@ -558,14 +587,13 @@ impl Catalog {
         if let Some(found) = self.add_proc_probes(desc)? {
             return Ok(found.iter().map(|p| p.id).collect());
         }
-        let hits = self.match_indices(desc, resolve);
-        Ok(hits.into_iter().map(|i| i as u32 + 1).collect())
+        Ok(self.match_indices(desc, resolve))
     }
 
-    /// Indices of the probes `desc` matches (resolved if `resolve`: a probe
+    /// IDs of the probes `desc` matches (resolved if `resolve`: a probe
     /// its provider cannot resolve is left out), making an on-demand probe
     /// when the description is exact and a provider can.
-    fn match_indices(&mut self, desc: &ProbeDesc, resolve: bool) -> Vec<usize> {
+    fn match_indices(&mut self, desc: &ProbeDesc, resolve: bool) -> Vec<u32> {
         for i in 0..self.providers.len() {
             if desc.matches_provider(self.providers[i].name()) {
                 self.consult(i, desc);
@@ -581,6 +609,14 @@ impl Catalog {
         if resolve {
             hits.retain(|&i| self.resolve(i));
         }
+        let mut hits: Vec<u32> = hits.into_iter().map(|i| i as u32 + 1).collect();
+        // User-space probes made by an earlier description (`myprov*:::`).
+        hits.extend(
+            self.user
+                .iter()
+                .filter(|p| desc.matches(&p.provider, &p.module, &p.function, &p.name))
+                .map(|p| p.id),
+        );
         if !hits.is_empty() || !desc.is_exact() {
             return hits;
         }
@@ -598,7 +634,7 @@ impl Catalog {
                 self.push(Name::from_static(name), t);
                 let last = self.probes.len() - 1;
                 self.resolve(last);
-                vec![last]
+                vec![last as u32 + 1]
             }
             None => Vec::new(),
         }
@@ -607,7 +643,7 @@ impl Catalog {
     fn match_known(&mut self, desc: &ProbeDesc) -> Vec<ProbeInfo> {
         let hits = self.match_indices(desc, true);
         hits.into_iter()
-            .filter_map(|i| self.probes.get(i).cloned())
+            .filter_map(|id| self.by_id(id).cloned())
             .collect()
     }
 }

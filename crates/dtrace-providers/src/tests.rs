@@ -29,7 +29,7 @@ fn numbering_and_matching() {
     assert_eq!(m[0].kind, ProbeKind::SyscallEntry { nr: 110 });
     let all = c.matches(&ProbeDesc::parse("syscall:::entry").unwrap());
     assert_eq!(all.len(), syscalls_x86_64::SYSCALLS_X86_64.len());
-    let before = c.probes().len();
+    let before = c.probe_count();
     let t = c.matches(&ProbeDesc::parse("tick-7ms").unwrap());
     assert_eq!(t.len(), 1);
     assert_eq!(
@@ -113,19 +113,18 @@ fn user_probe_sites_keep_their_argument_layouts() {
         kind: FieldKind::Const(v),
     };
     let mut c = Catalog::new();
-    c.push(
-        "p7".into(),
-        ProbeTemplate {
-            module: "x".into(),
-            function: "main".into(),
-            name: "twice".into(),
-            kind: ProbeKind::Uprobe { ret: false },
-            args: dtrace_sema::ArgDesc::natives(&["int32_t"]),
-            fields: Vec::new(),
-        },
-    );
-    let info_id = c.probes().len() as u32;
-    let index = (info_id - 1) as usize;
+    let info_id = USER_PROBE_BASE + 1;
+    c.user.push(ProbeInfo {
+        id: info_id,
+        provider: "p7".into(),
+        module: "x".into(),
+        function: "main".into(),
+        name: "twice".into(),
+        kind: ProbeKind::Uprobe { ret: false },
+        args: dtrace_sema::ArgDesc::natives(&["int32_t"]),
+        fields: Vec::new(),
+    });
+    let index = 0;
     c.add_site(index, site(10), vec![konst(1)]);
     c.add_site(index, site(20), vec![konst(2)]);
     c.add_site(index, site(30), vec![konst(1)]);
@@ -170,10 +169,10 @@ fn listing_matches_without_resolving() {
 #[test]
 fn lazy_providers_are_listed_only_when_asked() {
     let mut c = Catalog::new();
-    assert!(c.probes().iter().all(|p| p.provider != "sdt"));
+    assert!(c.probes().all(|p| p.provider != "sdt"));
     // A glob-free name is looked up without listing the provider.
     assert_eq!(c.matches(&ProbeDesc::parse("BEGIN").unwrap()).len(), 1);
-    assert!(c.probes().iter().all(|p| p.provider != "sdt"));
+    assert!(c.probes().all(|p| p.provider != "sdt"));
     if dtrace_sys::tracefs::Tracefs::find().is_err() {
         return; // no tracefs here (not root): nothing more to check
     }
@@ -186,10 +185,53 @@ fn lazy_providers_are_listed_only_when_asked() {
     c.list_all();
     let same: Vec<&ProbeInfo> = c
         .probes()
-        .iter()
         .filter(|p| p.provider == "sdt" && p.name == "sched_switch")
         .collect();
     assert_eq!(same.len(), 1);
     assert_eq!(same[0].id, id);
-    assert!(c.probes().iter().filter(|p| p.provider == "sdt").count() > 100);
+    assert!(c.probes().filter(|p| p.provider == "sdt").count() > 100);
+}
+
+#[test]
+fn user_probes_are_numbered_after_every_kernel_probe() {
+    let probe = |name: &str, offset: u64| ProcProbe {
+        provider: "myprov42".into(),
+        template: ProbeTemplate {
+            module: "a.out".into(),
+            function: "main".into(),
+            name: name.into(),
+            kind: ProbeKind::Uprobe { ret: false },
+            args: Vec::new(),
+            fields: Vec::new(),
+        },
+        site: procmap::UprobeSite {
+            pid: 42,
+            path: "/bin/true".into(),
+            offset,
+            ref_ctr_offset: 0,
+            ret: false,
+            returns: Vec::new(),
+        },
+    };
+    let mut c = Catalog::new();
+    let kernel = c.probe_count() as u32;
+    let first = c.register_proc(vec![probe("go", 16), probe("stop", 32)]);
+    let ids: Vec<u32> = first.iter().map(|p| p.id).collect();
+    assert_eq!(ids, vec![USER_PROBE_BASE + 1, USER_PROBE_BASE + 2]);
+    // Listing a lazy provider afterwards numbers kernel probes below them.
+    c.list_all();
+    assert!(c.probe_count() as u32 > kernel);
+    assert!(c.probes().filter(|p| p.id <= USER_PROBE_BASE).count() < USER_PROBE_BASE as usize);
+    // A probe seen again keeps its ID and gains the site.
+    let again = c.register_proc(vec![probe("go", 48)]);
+    assert_eq!(again[0].id, USER_PROBE_BASE + 1);
+    assert_eq!(c.uprobe_sites(USER_PROBE_BASE + 1).len(), 2);
+    assert_eq!(
+        c.by_id(USER_PROBE_BASE + 2).map(|p| p.name.as_str()),
+        Some("stop")
+    );
+    // A description that does not name the process finds them too.
+    let m = c.matches(&ProbeDesc::parse("*:a.out:main:").unwrap());
+    assert_eq!(m.len(), 2);
+    assert_eq!(c.probes().last().map(|p| p.id), Some(USER_PROBE_BASE + 2));
 }

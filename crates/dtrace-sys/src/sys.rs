@@ -25,6 +25,11 @@ impl Errno {
     pub fn is_unsupported(self) -> bool {
         matches!(self.0, libc::EINVAL | libc::EOPNOTSUPP | ENOTSUPP)
     }
+
+    /// ESRCH: the process named has exited.
+    pub fn is_no_process(self) -> bool {
+        self.0 == libc::ESRCH
+    }
 }
 
 impl fmt::Display for Errno {

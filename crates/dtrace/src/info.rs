@@ -340,7 +340,7 @@ impl crate::Dtrace {
     ) -> Result<(Vec<u32>, Vec<String>), CompileError> {
         let Some(src) = source else {
             self.catalog.list_all();
-            let ids = self.catalog.probes().iter().map(|p| p.id).collect();
+            let ids = self.catalog.probes().map(|p| p.id).collect();
             return Ok((ids, Vec::new()));
         };
         let src = &*self.preprocessed(src)?;

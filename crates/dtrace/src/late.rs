@@ -104,6 +104,10 @@ pub(crate) struct LateProbes {
     /// Objects known to have no USDT probes (a provider glob over every
     /// process looks at each process that starts).
     no_notes: dtrace_providers::usdt::NoNotes,
+    /// The session's own processes (`-c`, `-p`): a provider glob over every
+    /// process holds these, as it would a process a description names, when
+    /// they load objects (see [`LateProbes::add_target`]).
+    targets: BTreeSet<u32>,
 }
 
 impl LateProbes {
@@ -142,7 +146,18 @@ impl LateProbes {
             warned: BTreeSet::new(),
             guard: None,
             no_notes: Default::default(),
+            targets: BTreeSet::new(),
         }
+    }
+
+    /// Process `pid` is one of the session's own (created by `-c` or
+    /// grabbed by `-p`), told before [`LateProbes::start`]. Under a provider
+    /// glob over every process (`myprov*:::`), it is stopped when it loads
+    /// objects until their probes are attached, so that none of its own
+    /// firings is missed (libdtrace controls the processes it creates or
+    /// grabs; others only report, and their first firings may be missed).
+    pub(crate) fn add_target(&mut self, pid: u32) {
+        self.targets.insert(pid);
     }
 
     /// Start watching the processes the descriptions name (or every process).
@@ -157,6 +172,9 @@ impl LateProbes {
                 }
                 Late::Every => every = true,
             }
+        }
+        if every {
+            pids.extend(&self.targets);
         }
         // A process watched by ID is stopped when it reports, until its new
         // probes are attached (a guard resumes it should dtrace die first).
