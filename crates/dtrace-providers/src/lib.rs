@@ -87,7 +87,7 @@ pub struct ProcError {
 }
 
 /// The provider operations (as libdtrace's provider ops table).
-pub trait Provider {
+pub trait Provider: Send {
     fn name(&self) -> &'static str;
     /// The provider's stability attributes (its chapter's "Stability" table).
     fn attributes(&self) -> ProviderAttrs;

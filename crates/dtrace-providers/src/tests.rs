@@ -235,3 +235,9 @@ fn user_probes_are_numbered_after_every_kernel_probe() {
     assert_eq!(m.len(), 2);
     assert_eq!(c.probes().last().map(|p| p.id), Some(USER_PROBE_BASE + 2));
 }
+
+#[test]
+fn a_catalog_can_move_to_another_thread() {
+    fn send<T: Send>(_: &T) {}
+    send(&Catalog::new());
+}

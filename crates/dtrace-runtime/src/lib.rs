@@ -9,6 +9,8 @@ mod aggs;
 mod error;
 mod load;
 mod session;
+mod uprobes;
 
 pub use error::RuntimeError;
 pub use session::{AggEntries, Drops, LoadOptions, Session};
+pub use uprobes::UprobeHandles;

@@ -334,36 +334,6 @@ impl Session {
         Ok(())
     }
 
-    /// Attach uprobe program `prog` (its index among the compiled programs)
-    /// to more sites, each with its cookie: probes that joined while tracing
-    /// (their table rows written first, with [`Session::update_map`]). The
-    /// links stay until the session ends.
-    pub fn attach_sites(
-        &mut self,
-        prog: usize,
-        sites: &[(UprobeSite, u64)],
-    ) -> Result<(), RuntimeError> {
-        let Some((p, a)) = self.progs.get(prog) else {
-            return Err(RuntimeError::Attach(format!("no program {prog}")));
-        };
-        if sites.is_empty() || !matches!(a, Attach::Uprobe { .. }) {
-            return Ok(());
-        }
-        if let Some(Some(m)) = self.markers.get(prog) {
-            let at = attach_return_markers(m, sites).map_err(|e| RuntimeError::Attach(e.0))?;
-            self.attachments.push(at);
-        }
-        match attach(&self.sys, &self.features, p, a, sites) {
-            Ok(Some(at)) => self.attachments.push(at),
-            Ok(None) => {}
-            Err(e) => return Err(RuntimeError::Attach(e.0)),
-        }
-        if let Some(known) = self.uprobe_sites.get_mut(prog) {
-            known.extend(sites.iter().cloned());
-        }
-        Ok(())
-    }
-
     /// Write one entry of map `map` (its index among the compiled maps).
     pub fn update_map(&self, map: usize, key: &[u8], value: &[u8]) -> Result<(), RuntimeError> {
         let m = self
@@ -372,6 +342,25 @@ impl Session {
             .ok_or_else(|| RuntimeError::Io(format!("no map {map}")))?;
         m.update(key, value, dtrace_sys::UpdateFlags::Any)
             .map_err(|e| RuntimeError::Io(format!("cannot write {}: {e}", m.spec().name)))
+    }
+
+    pub(crate) fn sys(&self) -> &SysRef {
+        &self.sys
+    }
+
+    pub(crate) fn features(&self) -> &Features {
+        &self.features
+    }
+
+    /// Uprobe program `i`: its descriptor, attachment and return-site marker.
+    pub(crate) fn uprobe_prog(&self, i: usize) -> Option<(&ProgFd, &Attach, Option<&ProgFd>)> {
+        let (p, a) = self.progs.get(i)?;
+        let marker = self.markers.get(i).and_then(Option::as_ref);
+        Some((p, a, marker))
+    }
+
+    pub(crate) fn map_fd(&self, i: usize) -> Option<&MapFd> {
+        self.maps.get(i)
     }
 
     /// The pids whose probes the uprobe programs attach to.

@@ -169,6 +169,16 @@ pub(crate) fn obj_id(sys: &SysRef, fd: BorrowedFd<'_>) -> Result<u32, Errno> {
 }
 
 impl MapFd {
+    /// A second descriptor of the same map (for another thread's writes).
+    pub fn try_clone(&self) -> std::io::Result<MapFd> {
+        Ok(MapFd {
+            fd: self.fd.try_clone()?,
+            sys: self.sys.clone(),
+            spec: self.spec.clone(),
+            ncpus: self.ncpus,
+        })
+    }
+
     /// Create a map.
     pub fn create(sys: &SysRef, spec: &MapSpec) -> Result<MapFd, MapError> {
         let ncpus = if spec.map_type.is_percpu() {

@@ -198,6 +198,15 @@ pub struct ProgFd {
 }
 
 impl ProgFd {
+    /// A second descriptor of the same program (for another thread's links).
+    pub fn try_clone(&self) -> std::io::Result<ProgFd> {
+        Ok(ProgFd {
+            fd: self.fd.try_clone()?,
+            sys: self.sys.clone(),
+            prog_type: self.prog_type,
+        })
+    }
+
     /// Load a program. Tries without a log first (fast); if the kernel refuses,
     /// loads again with `log_level` 1, growing the buffer on ENOSPC, so the error
     /// carries the whole verifier log.

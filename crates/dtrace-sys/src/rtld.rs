@@ -27,7 +27,7 @@ use crate::sys::{Errno, SysRef};
 use crate::uprobe::{attach_multi, UprobeError, UprobePoint};
 use dtrace_bpf::{helper, AluOp, Insn, JmpOp, Reg, Size};
 use std::collections::BTreeSet;
-use std::os::fd::{AsFd, BorrowedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::path::PathBuf;
 
 /// `r_debug.r_state` when the object list is consistent.
@@ -51,6 +51,78 @@ pub struct Rendezvous {
 pub enum Stop {
     Never,
     Always,
+    /// Only a descendant of process `pid` (within [`ANCESTORS`]
+    /// generations): dtrace's own `system()` commands and what they start.
+    /// `real_parent` and `tgid` are their offsets in `struct task_struct`.
+    Progeny {
+        pid: u32,
+        real_parent: u32,
+        tgid: u32,
+    },
+}
+
+/// How many generations up [`Stop::Progeny`] looks for its process.
+pub const ANCESTORS: usize = 8;
+
+/// Set r9 to 1, and the report at fp-16 to stopped, if the current task
+/// descends from process `pid` within [`ANCESTORS`] generations (r6 is
+/// clobbered).
+fn progeny_check(p: &mut Vec<Insn>, pid: u32, real_parent: u32, tgid: u32) {
+    p.push(Insn::mov64_imm(Reg::R9, 0));
+    p.push(Insn::call_helper(helper::GET_CURRENT_TASK));
+    p.push(Insn::mov64_reg(Reg::R6, Reg::R0));
+    let mut done = Vec::new();
+    let mut found = Vec::new();
+    for _ in 0..ANCESTORS {
+        // r6 = r6->real_parent
+        p.extend([
+            Insn::mov64_reg(Reg::R1, Reg::FP),
+            Insn::alu64_imm(AluOp::Add, Reg::R1, -24),
+            Insn::mov64_imm(Reg::R2, 8),
+            Insn::mov64_reg(Reg::R3, Reg::R6),
+            Insn::alu64_imm(AluOp::Add, Reg::R3, real_parent as i32),
+            Insn::call_helper(helper::PROBE_READ_KERNEL),
+        ]);
+        done.push(p.len());
+        p.push(Insn::jmp_imm(JmpOp::Ne, Reg::R0, 0, 0));
+        p.push(Insn::ldx_mem(Size::DW, Reg::R6, Reg::FP, -24));
+        done.push(p.len());
+        p.push(Insn::jmp_imm(JmpOp::Eq, Reg::R6, 0, 0));
+        // its tgid
+        p.extend([
+            Insn::mov64_reg(Reg::R1, Reg::FP),
+            Insn::alu64_imm(AluOp::Add, Reg::R1, -32),
+            Insn::mov64_imm(Reg::R2, 4),
+            Insn::mov64_reg(Reg::R3, Reg::R6),
+            Insn::alu64_imm(AluOp::Add, Reg::R3, tgid as i32),
+            Insn::call_helper(helper::PROBE_READ_KERNEL),
+        ]);
+        done.push(p.len());
+        p.push(Insn::jmp_imm(JmpOp::Ne, Reg::R0, 0, 0));
+        p.push(Insn::ldx_mem(Size::W, Reg::R1, Reg::FP, -32));
+        found.push(p.len());
+        p.push(Insn::jmp_imm(JmpOp::Eq, Reg::R1, pid as i32, 0));
+    }
+    done.push(p.len());
+    p.push(Insn::ja(0));
+    let mark = p.len();
+    p.push(Insn::mov64_imm(Reg::R9, 1));
+    p.push(Insn::ldx_mem(Size::DW, Reg::R1, Reg::FP, -16));
+    p.push(Insn::mov64_imm(Reg::R2, 1));
+    p.push(Insn::alu64_imm(AluOp::Lsh, Reg::R2, 32));
+    p.push(Insn::alu64_reg(AluOp::Or, Reg::R1, Reg::R2));
+    p.push(Insn::stx_mem(Size::DW, Reg::FP, Reg::R1, -16));
+    let end = p.len();
+    for at in done {
+        if let Some(i) = p.get_mut(at) {
+            i.off = (end - at - 1) as i16;
+        }
+    }
+    for at in found {
+        if let Some(i) = p.get_mut(at) {
+            i.off = (mark - at - 1) as i16;
+        }
+    }
 }
 
 /// The program: report (and as `stop` says, stop) the process when its
@@ -90,6 +162,14 @@ pub fn rtld_program(reports: i32, stop: Stop) -> Vec<Insn> {
         ]);
     }
     p.push(Insn::stx_mem(Size::DW, Reg::FP, Reg::R0, -16));
+    if let Stop::Progeny {
+        pid,
+        real_parent,
+        tgid,
+    } = stop
+    {
+        progeny_check(&mut p, pid, real_parent, tgid);
+    }
     p.extend(Insn::ld_map_fd(Reg::R1, reports));
     p.extend([
         Insn::mov64_reg(Reg::R2, Reg::FP),
@@ -102,6 +182,11 @@ pub fn rtld_program(reports: i32, stop: Stop) -> Vec<Insn> {
         // Not reported (no room): not stopped either.
         outs.push(p.len());
         p.push(Insn::jmp_imm(JmpOp::Ne, Reg::R0, 0, 0));
+    }
+    if matches!(stop, Stop::Progeny { .. }) {
+        // Not a descendant: not stopped.
+        outs.push(p.len());
+        p.push(Insn::jmp_imm(JmpOp::Eq, Reg::R9, 0, 0));
     }
     if stop != Stop::Never {
         p.extend([
@@ -146,15 +231,23 @@ impl std::error::Error for RtldError {}
 /// is gone, however it went (SIGKILL included), so none stays stopped: it
 /// waits for the end of a pipe only dtrace holds, in its own session (a
 /// signal to dtrace's process group does not reach it), with no other file
-/// descriptor open.
+/// descriptor open. More processes come down the pipe ([`Guard::hold`]), up
+/// to [`GUARD_MORE`].
 pub struct Guard {
     _pipe: std::os::fd::OwnedFd,
 }
 
+/// How many processes a [`Guard`] takes after it started.
+pub const GUARD_MORE: usize = 4096;
+
 impl Guard {
     /// Start guarding `pids`.
     pub fn start(pids: &[u32]) -> Result<Guard, Errno> {
-        let pids: Vec<i32> = pids.iter().filter_map(|p| i32::try_from(*p).ok()).collect();
+        let mut pids: Vec<i32> = pids.iter().filter_map(|p| i32::try_from(*p).ok()).collect();
+        // Room for the processes that come later, made before fork: the
+        // child allocates nothing.
+        pids.reserve_exact(GUARD_MORE);
+        let room = pids.capacity();
         let mut fds = [0i32; 2];
         // SAFETY: `fds` has room for the two descriptors pipe2 writes.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -194,11 +287,19 @@ impl Guard {
                 libc::signal(libc::SIGINT, libc::SIG_IGN);
                 libc::signal(libc::SIGHUP, libc::SIG_IGN);
                 libc::signal(libc::SIGTERM, libc::SIG_IGN);
-                let mut b = 0u8;
+                // Each write is one pid (4 bytes, written whole: less than
+                // PIPE_BUF), so reads return whole pids.
+                let mut b = [0u8; 256];
                 loop {
-                    let n = libc::read(fds[0], (&mut b as *mut u8).cast(), 1);
+                    let n = libc::read(fds[0], b.as_mut_ptr().cast(), b.len());
                     if n == 0 || (n < 0 && *libc::__errno_location() != libc::EINTR) {
                         break;
+                    }
+                    let n = usize::try_from(n).unwrap_or(0);
+                    for w in b[..n].chunks_exact(4) {
+                        if pids.len() < room {
+                            pids.push(i32::from_ne_bytes([w[0], w[1], w[2], w[3]]));
+                        }
                     }
                 }
                 for p in &pids {
@@ -215,11 +316,21 @@ impl Guard {
             })
         }
     }
+
+    /// Guard `pid` too (a process stopped since the guard started).
+    pub fn hold(&self, pid: u32) {
+        let b = pid.to_ne_bytes();
+        // SAFETY: writes 4 bytes from `b` to the pipe we own.
+        let _ = unsafe { libc::write(self._pipe.as_raw_fd(), b.as_ptr().cast(), b.len()) };
+    }
 }
 
 /// The watch: links on each ld.so and the reports of stopped processes.
 /// Dropping it detaches the links and resumes every process it stopped.
 pub struct RtldWatch {
+    /// Told of each process stopped, so that it resumes them should dtrace
+    /// die holding them.
+    guard: Option<Guard>,
     reports: RingBuf,
     /// Reported (so stopped) and not resumed yet.
     stopped: BTreeSet<u32>,
@@ -256,6 +367,7 @@ impl RtldWatch {
         let every = load(every)?;
         let reports = RingBuf::new(&map).map_err(|e| RtldError::Reader(e.to_string()))?;
         Ok(RtldWatch {
+            guard: None,
             reports,
             stopped: BTreeSet::new(),
             prog,
@@ -276,6 +388,11 @@ impl RtldWatch {
         let link = attach_multi(prog, &r.path, &[point], false, pid).map_err(RtldError::Attach)?;
         self.links.push(link);
         Ok(())
+    }
+
+    /// Hand the processes this watch stops to `guard` as they report.
+    pub fn set_guard(&mut self, guard: Guard) {
+        self.guard = Some(guard);
     }
 
     /// Readable when a process has reported.
@@ -299,6 +416,11 @@ impl RtldWatch {
         });
         pids.sort_unstable();
         pids.dedup();
+        if let Some(g) = &self.guard {
+            for &p in &stopped {
+                g.hold(p);
+            }
+        }
         self.stopped.extend(stopped);
         pids
     }
@@ -308,6 +430,68 @@ impl RtldWatch {
         if self.stopped.remove(&pid) {
             crate::proc::resume_pid(pid);
         }
+    }
+}
+
+impl RtldWatch {
+    /// Wait until a process reports (true), or until the [`Stopper`] paired
+    /// with `stop` is dropped (false).
+    pub fn wait(&self, stop: &Stopped) -> bool {
+        loop {
+            let mut fds = [
+                libc::pollfd {
+                    fd: stop.0.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: self.fd().as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+            ];
+            // SAFETY: `fds` is an array of two valid pollfd entries.
+            let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+            if n < 0 {
+                if Errno::last().0 == libc::EINTR {
+                    continue;
+                }
+                return false;
+            }
+            if fds[0].revents != 0 {
+                return false;
+            }
+            if fds[1].revents != 0 {
+                return true;
+            }
+        }
+    }
+}
+
+/// Ends the [`RtldWatch::wait`]s given the paired [`Stopped`] when dropped
+/// (the write end of a pipe nothing is written to).
+pub struct Stopper {
+    _pipe: OwnedFd,
+}
+
+/// See [`Stopper`].
+pub struct Stopped(OwnedFd);
+
+/// A [`Stopper`] and its [`Stopped`].
+pub fn stopper() -> Result<(Stopper, Stopped), Errno> {
+    let mut fds = [0i32; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(Errno::last());
+    }
+    // SAFETY: pipe2 succeeded: both descriptors are open and ours alone.
+    unsafe {
+        Ok((
+            Stopper {
+                _pipe: OwnedFd::from_raw_fd(fds[1]),
+            },
+            Stopped(OwnedFd::from_raw_fd(fds[0])),
+        ))
     }
 }
 
@@ -374,6 +558,66 @@ mod tests {
         let guard = Guard::start(&[pid]).expect("guard");
         std::thread::sleep(std::time::Duration::from_millis(100));
         assert_eq!(state(pid), Some('T'), "held while the guard's pipe is open");
+        drop(guard);
+        while state(pid) == Some('T') && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_ne!(state(pid), Some('T'));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    #[test]
+    fn progeny_jumps_stay_inside_and_stop_only_marked_reports() {
+        let stop = Stop::Progeny {
+            pid: 77,
+            real_parent: 1280,
+            tgid: 1268,
+        };
+        let p = rtld_program(3, stop);
+        let n = p.len() as i64;
+        assert_eq!(p.last(), Some(&Insn::exit()));
+        for (at, i) in p.iter().enumerate() {
+            if i.is_jump() {
+                let to = at as i64 + 1 + i64::from(i.off);
+                assert!((0..n).contains(&to), "jump at {at} to {to}");
+            }
+        }
+        // One generation per comparison with the pid, up to ANCESTORS.
+        let compares = p
+            .iter()
+            .filter(|i| **i == Insn::jmp_imm(JmpOp::Eq, Reg::R1, 77, i.off))
+            .count();
+        assert_eq!(compares, ANCESTORS);
+        // The stop is after the report, behind the mark in r9.
+        let report = p
+            .iter()
+            .position(|i| *i == Insn::call_helper(helper::RINGBUF_OUTPUT));
+        let gate = p
+            .iter()
+            .position(|i| *i == Insn::jmp_imm(JmpOp::Eq, Reg::R9, 0, i.off));
+        let stop_at = p
+            .iter()
+            .position(|i| *i == Insn::call_helper(helper::SEND_SIGNAL));
+        assert!(matches!((report, gate, stop_at), (Some(r), Some(g), Some(s)) if r < g && g < s));
+    }
+
+    #[test]
+    fn the_guard_resumes_processes_handed_to_it_later() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("10")
+            .spawn()
+            .expect("spawn sleep");
+        let pid = child.id();
+        let guard = Guard::start(&[]).expect("guard");
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
+        guard.hold(pid);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while state(pid) != Some('T') && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(state(pid), Some('T'));
         drop(guard);
         while state(pid) == Some('T') && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(10));

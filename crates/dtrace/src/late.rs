@@ -16,15 +16,25 @@
 //! - **Re-match:** the descriptions are matched again in that process; each
 //!   probe new to a program gets a row (probe, clauses, argument layout), its
 //!   names, and a uprobe_multi link per object. Then the process resumes.
+//! - **Its own thread** ([`LateThread`]) watches and re-matches, with its own
+//!   descriptors of the programs and maps ([`UprobeHandles`]), so a consumer
+//!   busy elsewhere (waiting for a `system()` command that starts a process
+//!   with probes) holds no process up. The new probes' names reach the
+//!   consumer through [`Joined`] before any of them can fire.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
+use dtrace_codegen::desc::ProbeName;
 use dtrace_codegen::late::{LateClause, LateUprobes, ProbeNames, UprobeRows};
 use dtrace_codegen::CompiledProgram;
 use dtrace_consumer::Consumer;
+use dtrace_providers::attach::Attachment;
 use dtrace_providers::late::{late_kinds, Late};
 use dtrace_providers::procmap::UprobeSite;
 use dtrace_providers::{Catalog, ProbeDesc};
+use dtrace_runtime::UprobeHandles;
 use dtrace_sema::{ProbeInfo, ProbeKind};
 use dtrace_sys::rtld::{Guard, RtldWatch, Stop};
 
@@ -51,6 +61,11 @@ impl Plan {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.descs.is_empty()
+    }
+
+    /// Whether a description names the USDT providers of every process.
+    pub(crate) fn every(&self) -> bool {
+        self.descs.iter().any(|(_, _, l)| *l == Late::Every)
     }
 
     /// What the compiler is told.
@@ -99,11 +114,18 @@ pub(crate) struct LateProbes {
     watch: Option<RtldWatch>,
     /// Probes that could not be enabled are reported once.
     warned: BTreeSet<u32>,
-    /// Resumes the watched processes should dtrace die holding them.
-    guard: Option<Guard>,
+    /// `task_struct`'s `real_parent` and `tgid` offsets: with them, a
+    /// provider glob over every process holds dtrace's own descendants.
+    progeny: Option<(u32, u32)>,
     /// Objects known to have no USDT probes (a provider glob over every
     /// process looks at each process that starts).
     no_notes: dtrace_providers::usdt::NoNotes,
+    /// The programs and maps, once started ([`LateThread::start`]).
+    handles: Option<UprobeHandles>,
+    /// The links made here (detached when this goes).
+    links: Vec<Attachment>,
+    /// The names of the probes that joined, for the consumer.
+    joined: Joined,
     /// The session's own processes (`-c`, `-p`): a provider glob over every
     /// process holds these, as it would a process a description names, when
     /// they load objects (see [`LateProbes::add_target`]).
@@ -144,10 +166,22 @@ impl LateProbes {
             index,
             watch: None,
             warned: BTreeSet::new(),
-            guard: None,
+            progeny: None,
             no_notes: Default::default(),
+            handles: None,
+            links: Vec::new(),
+            joined: Joined::default(),
             targets: BTreeSet::new(),
         }
+    }
+
+    /// The uprobe programs (with spare rows) and the maps rows and names are
+    /// written to, as the compiled program numbers them.
+    pub(crate) fn handle_indices(&self) -> (Vec<usize>, Vec<usize>) {
+        let progs = self.tables.iter().map(|t| t.prog).collect();
+        let mut maps: Vec<usize> = self.tables.iter().map(|t| t.rows.map).collect();
+        maps.extend(self.names.as_ref().map(|(n, _)| n.map));
+        (progs, maps)
     }
 
     /// Process `pid` is one of the session's own (created by `-c` or
@@ -158,6 +192,13 @@ impl LateProbes {
     /// grabs; others only report, and their first firings may be missed).
     pub(crate) fn add_target(&mut self, pid: u32) {
         self.targets.insert(pid);
+    }
+
+    /// The offsets of `real_parent` and `tgid` in `struct task_struct`, so
+    /// that a provider glob over every process holds the processes dtrace's
+    /// own `system()` commands start, as it does `-c` and `-p` processes.
+    pub(crate) fn hold_progeny(&mut self, real_parent: u32, tgid: u32) {
+        self.progeny = Some((real_parent, tgid));
     }
 
     /// Start watching the processes the descriptions name (or every process).
@@ -178,18 +219,26 @@ impl LateProbes {
         }
         // A process watched by ID is stopped when it reports, until its new
         // probes are attached (a guard resumes it should dtrace die first).
-        // One merely starting or loading objects while every process is
-        // watched is not (it is not ours): its first firings may be missed.
-        let stop = Stop::Never;
+        // Of the others, while every process is watched, only dtrace's own
+        // descendants (its system() commands) are; one that is not ours is
+        // not stopped: its first firings may be missed.
+        let stop = match (every, self.progeny) {
+            (true, Some((real_parent, tgid))) => Stop::Progeny {
+                pid: std::process::id(),
+                real_parent,
+                tgid,
+            },
+            _ => Stop::Never,
+        };
         let mut watch = RtldWatch::new(sys, stop).map_err(|e| e.to_string())?;
         if every {
             if let Some(r) = dtrace_providers::procmap::rendezvous(std::process::id()) {
                 watch.watch(&r, 0).map_err(|e| e.to_string())?;
             }
         }
-        if !pids.is_empty() {
+        if !pids.is_empty() || stop != Stop::Never {
             let ids: Vec<u32> = pids.iter().copied().collect();
-            self.guard = Some(Guard::start(&ids).map_err(|e| e.to_string())?);
+            watch.set_guard(Guard::start(&ids).map_err(|e| e.to_string())?);
         }
         for pid in pids {
             if let Some(r) = dtrace_providers::procmap::rendezvous(pid) {
@@ -201,21 +250,15 @@ impl LateProbes {
         Ok(())
     }
 
-    /// The descriptor that becomes readable on a report.
-    pub(crate) fn fd(&self) -> Option<std::os::fd::RawFd> {
-        use std::os::fd::AsRawFd;
-        self.watch.as_ref().map(|w| w.fd().as_raw_fd())
-    }
-
     /// Handle the reports: match again in each reporting process, enable
     /// what is new, and let the process go on. Probes that cannot be enabled
     /// are warned about (once each) on stderr.
-    pub(crate) fn poll(&mut self, rt: &mut dtrace_runtime::Session, consumer: &mut Consumer) {
+    fn poll(&mut self) {
         let Some(pids) = self.watch.as_mut().map(RtldWatch::take) else {
             return;
         };
         for pid in pids {
-            for w in self.rematch(pid, rt, consumer) {
+            for w in self.rematch(pid) {
                 eprintln!("dtrace: {w}");
             }
             if let Some(watch) = self.watch.as_mut() {
@@ -225,12 +268,7 @@ impl LateProbes {
     }
 
     /// Enable the probes new in process `pid`; warnings.
-    fn rematch(
-        &mut self,
-        pid: u32,
-        rt: &mut dtrace_runtime::Session,
-        consumer: &mut Consumer,
-    ) -> Vec<String> {
+    fn rematch(&mut self, pid: u32) -> Vec<String> {
         // Probe -> (probe, the clauses it runs).
         let mut new: BTreeMap<u32, (ProbeInfo, Vec<usize>)> = BTreeMap::new();
         for (ci, desc, _) in &self.plan.descs {
@@ -253,18 +291,19 @@ impl LateProbes {
         let mut warnings = Vec::new();
         // Per program: the new sites with their cookies.
         let mut attach: BTreeMap<usize, Vec<(UprobeSite, u64)>> = BTreeMap::new();
+        let mut names = Vec::new();
         for (id, (p, clauses)) in new {
-            match self.add_probe(&p, &clauses, pid, rt) {
+            match self.add_probe(&p, &clauses, pid) {
                 Ok((prog, sites)) => {
-                    consumer.add_probe(
+                    names.push((
                         id,
-                        dtrace_codegen::desc::ProbeName {
+                        ProbeName {
                             provider: p.provider.to_string(),
                             module: p.module.to_string(),
                             function: p.function.to_string(),
                             name: p.name.to_string(),
                         },
-                    );
+                    ));
                     attach.entry(prog).or_default().extend(sites);
                 }
                 Err(why) => {
@@ -277,9 +316,15 @@ impl LateProbes {
                 }
             }
         }
+        // The consumer knows the names before any of the probes can fire.
+        self.joined.add(names);
+        let Some(handles) = self.handles.as_ref() else {
+            return warnings;
+        };
         for (prog, sites) in attach {
-            if let Err(e) = rt.attach_sites(prog, &sites) {
-                warnings.push(format!("failed to enable probes in process {pid}: {e}"));
+            match handles.attach_sites(prog, &sites) {
+                Ok(links) => self.links.extend(links),
+                Err(e) => warnings.push(format!("failed to enable probes in process {pid}: {e}")),
             }
         }
         warnings
@@ -292,12 +337,12 @@ impl LateProbes {
         p: &ProbeInfo,
         clauses: &[usize],
         pid: u32,
-        rt: &mut dtrace_runtime::Session,
     ) -> Result<(usize, Vec<(UprobeSite, u64)>), String> {
         let ProbeKind::Uprobe { ret } = p.kind else {
             return Err("not a user-space probe".into());
         };
-        let index = self.name_index(p, rt)?;
+        let rt = self.handles.as_ref().ok_or("not started")?;
+        let index = name_index(&mut self.index, &mut self.names, p, rt)?;
         let sites: Vec<(UprobeSite, u16)> = self
             .catalog
             .uprobe_sites(p.id)
@@ -348,17 +393,20 @@ impl LateProbes {
         t.known.insert(p.id);
         Ok((t.prog, out))
     }
+}
 
-    /// The probe's index in `dt_probes`, its names written there if new.
-    fn name_index(
-        &mut self,
-        p: &ProbeInfo,
-        rt: &mut dtrace_runtime::Session,
-    ) -> Result<u32, String> {
-        if let Some(i) = self.index.get(&p.id) {
+/// The probe's index in `dt_probes`, its names written there if new.
+fn name_index(
+    index: &mut BTreeMap<u32, u32>,
+    names: &mut Option<(ProbeNames, u32)>,
+    p: &ProbeInfo,
+    rt: &UprobeHandles,
+) -> Result<u32, String> {
+    {
+        if let Some(i) = index.get(&p.id) {
             return Ok(*i);
         }
-        let Some((names, next)) = self.names.as_mut() else {
+        let Some((names, next)) = names.as_mut() else {
             return Ok(0);
         };
         if *next >= names.capacity {
@@ -369,7 +417,104 @@ impl LateProbes {
             .map_err(|e| e.to_string())?;
         let i = *next;
         *next += 1;
-        self.index.insert(p.id, i);
+        index.insert(p.id, i);
         Ok(i)
+    }
+}
+
+/// The names of probes that joined while tracing, from the thread that
+/// enables them to the consumer.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Joined {
+    names: Arc<Mutex<Vec<(u32, ProbeName)>>>,
+    /// Some names wait (checked before each record, without the lock).
+    waiting: Arc<AtomicBool>,
+}
+
+impl Joined {
+    fn add(&self, names: Vec<(u32, ProbeName)>) {
+        if names.is_empty() {
+            return;
+        }
+        if let Ok(mut q) = self.names.lock() {
+            q.extend(names);
+            self.waiting.store(true, Ordering::Release);
+        }
+    }
+
+    /// Hand the names that joined since the last call to `consumer`.
+    pub(crate) fn install(&self, consumer: &mut Consumer) {
+        if !self.waiting.swap(false, Ordering::Acquire) {
+            return;
+        }
+        let names = match self.names.lock() {
+            Ok(mut q) => std::mem::take(&mut *q),
+            Err(_) => return,
+        };
+        for (id, name) in names {
+            consumer.add_probe(id, name);
+        }
+    }
+}
+
+/// [`LateProbes`] at work on a thread of its own: it waits for the dynamic
+/// linker's reports and enables what joins. Stopping it (or dropping it)
+/// detaches the links it made and resumes the processes it held.
+pub(crate) struct LateThread {
+    /// Dropped to stop the thread.
+    stop: Option<dtrace_sys::rtld::Stopper>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    joined: Joined,
+}
+
+impl LateThread {
+    /// Start watching (the processes are watched once this returns) and
+    /// hand the work to a new thread.
+    pub(crate) fn start(
+        mut late: LateProbes,
+        sys: &dtrace_sys::SysRef,
+        handles: UprobeHandles,
+    ) -> Result<LateThread, String> {
+        late.start(sys)?;
+        late.handles = Some(handles);
+        let joined = late.joined.clone();
+        let (stop_w, stop_r) = dtrace_sys::rtld::stopper().map_err(|e| e.to_string())?;
+        let thread = std::thread::Builder::new()
+            .name("dtrace-late".into())
+            .spawn(move || late.run(&stop_r))
+            .map_err(|e| format!("cannot start a thread: {e}"))?;
+        Ok(LateThread {
+            stop: Some(stop_w),
+            thread: Some(thread),
+            joined,
+        })
+    }
+
+    pub(crate) fn joined(&self) -> &Joined {
+        &self.joined
+    }
+
+    /// Stop the thread: its links are detached and the processes it held
+    /// resumed when this returns.
+    pub(crate) fn stop(&mut self) {
+        self.stop = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for LateThread {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl LateProbes {
+    /// The thread's loop: handle reports until `stop`'s other end goes.
+    fn run(mut self, stop: &dtrace_sys::rtld::Stopped) {
+        while self.watch.as_ref().is_some_and(|w| w.wait(stop)) {
+            self.poll();
+        }
     }
 }

@@ -662,6 +662,13 @@ impl Dtrace {
             }
         }
         let plan = late::Plan::new(&self.catalog, &compile::clause_descs(&self.items));
+        // Holding dtrace's own descendants reads task_struct's layout (before
+        // code generation releases the kernel's BTF).
+        // (Without kernel BTF the offsets would be guesses: not held then.)
+        let offsets = plan
+            .every()
+            .then(|| self.kernel_offsets())
+            .filter(|o| *o != KernelOffsets::default());
         let compiled = self.generate_with(&plan.uprobes()).map_err(|e| ExecError {
             message: e.message,
             detail: None,
@@ -731,7 +738,11 @@ impl Dtrace {
         let late = if plan.is_empty() {
             None
         } else {
-            Some(late::LateProbes::new(self.catalog, plan, &compiled))
+            let mut late = late::LateProbes::new(self.catalog, plan, &compiled);
+            if let Some(o) = offsets {
+                late.hold_progeny(o.task_real_parent, o.task_tgid);
+            }
+            Some(late)
         };
         Session::new(
             &sys,

@@ -47,8 +47,11 @@ impl AggSource for Aggs<'_> {
 /// A running tracing session (libdtrace after `dtrace_program_exec`).
 /// Dropping it detaches every probe.
 pub struct Session {
-    /// User-space probes that join while tracing (see late.rs); before `rt`,
-    /// so that processes it stopped are resumed before the probes go.
+    /// User-space probes that join while tracing, once started (see
+    /// late.rs); first, so that its links go and the processes it stopped
+    /// are resumed before the probes go.
+    late_thread: Option<crate::late::LateThread>,
+    /// The same, before it starts.
     late: Option<crate::late::LateProbes>,
     sys: SysRef,
     /// `-x followfork`: finds the traced processes' new children (first, so
@@ -255,6 +258,7 @@ impl Session {
         consumer.set_option_handler(setopt_handler(options.clone()));
         Ok(Session {
             late,
+            late_thread: None,
             sys: sys.clone(),
             follow,
             rt,
@@ -335,6 +339,9 @@ impl Session {
         }
         while let Some((at, len)) = self.pending.spans.pop_front() {
             let r = self.pending.bytes.get(at..at + len).unwrap_or_default();
+            if let Some(t) = &self.late_thread {
+                t.joined().install(&mut self.consumer);
+            }
             let mut kernel = Aggs(&self.rt);
             let mut aggs = self.agg_cache.view(&mut kernel);
             match self
@@ -609,6 +616,9 @@ impl Session {
             return Ok(());
         }
         self.stopped = true;
+        if let Some(t) = self.late_thread.as_mut() {
+            t.stop();
+        }
         self.rt.detach();
         self.agg_cache.invalidate();
         self.drain(output, |_| false)?;

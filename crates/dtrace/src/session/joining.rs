@@ -2,33 +2,33 @@
 //! objects and processes that appear later (`late.rs`), and the children
 //! `-x followfork` holds until their probes are attached.
 
-use std::os::fd::BorrowedFd;
-
 use super::{exec_error, Session};
 use crate::ExecError;
 
 impl Session {
-    /// Start watching for user-space probes that join while tracing.
+    /// Start watching for user-space probes that join while tracing (on a
+    /// thread of their own).
     pub(super) fn start_late(&mut self) -> Result<(), ExecError> {
-        let Some(late) = self.late.as_mut() else {
+        let Some(late) = self.late.take() else {
             return Ok(());
         };
-        late.start(&self.sys).map_err(|message| ExecError {
-            message: format!("dtrace: cannot watch for new objects: {message}"),
-            detail: None,
-        })?;
-        if let Some(fd) = late.fd() {
-            // SAFETY: the watch, and so `fd`, lives as long as the session.
-            let fd = unsafe { BorrowedFd::borrow_raw(fd) };
-            self.rt.add_wake_fd(fd).map_err(exec_error)?;
-        }
+        let (progs, maps) = late.handle_indices();
+        let handles = self.rt.uprobe_handles(&progs, &maps).map_err(exec_error)?;
+        let thread =
+            crate::late::LateThread::start(late, &self.sys, handles).map_err(|message| {
+                ExecError {
+                    message: format!("dtrace: cannot watch for new objects: {message}"),
+                    detail: None,
+                }
+            })?;
+        self.late_thread = Some(thread);
         Ok(())
     }
 
-    /// Enable the user-space probes that joined since the last call.
+    /// Give the consumer the names of the user-space probes that joined.
     pub(super) fn late_probes(&mut self) {
-        if let Some(late) = self.late.as_mut() {
-            late.poll(&mut self.rt, &mut self.consumer);
+        if let Some(t) = &self.late_thread {
+            t.joined().install(&mut self.consumer);
         }
     }
 
