@@ -29,6 +29,7 @@ mod aggsort;
 pub mod consume;
 pub mod effects;
 pub mod event;
+pub mod flow;
 pub mod folded;
 pub mod json;
 pub mod options;

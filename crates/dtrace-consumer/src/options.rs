@@ -34,6 +34,9 @@ pub struct ConsumerOptions {
     /// dtrace(1)'s testing mode (`_DTRACE_TESTING` in the environment): the default
     /// per-probe output is `FUNCTION:NAME` alone (`%32s`), without the CPU and ID columns.
     pub testing: bool,
+    /// `flowindent` (`-F`): probe lines show function entry and return as an
+    /// indented flow, also under `quiet`.
+    pub flowindent: bool,
     /// `noresolve`: user addresses print as `module:0xoffset`, not as symbols.
     pub noresolve: bool,
     /// `droptags`: drop messages carry their `DTRACEDROP_*` tag.

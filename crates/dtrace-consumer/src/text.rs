@@ -44,6 +44,8 @@ pub struct TextOutput<W: Write, E: Write> {
     buf: Vec<u8>,
     /// Where output goes after `freopen()` (None: `out`).
     redirect: Option<(String, File)>,
+    /// `-F`: each CPU's indentation.
+    flow: crate::flow::FlowIndent,
 }
 
 impl<W: Write, E: Write> TextOutput<W, E> {
@@ -56,6 +58,7 @@ impl<W: Write, E: Write> TextOutput<W, E> {
             probe_line: false,
             buf: Vec::new(),
             redirect: None,
+            flow: Default::default(),
         }
     }
 
@@ -101,6 +104,10 @@ impl<W: Write, E: Write> TextOutput<W, E> {
     }
 
     fn probe(&mut self, cx: &Context<'_>, p: &crate::event::ProbeEvent) {
+        if cx.opts.flowindent {
+            self.flow_line(cx, p);
+            return;
+        }
         self.probe_line = !cx.opts.quiet && !p.commit_discard_only;
         if !self.probe_line {
             return;
@@ -121,6 +128,34 @@ impl<W: Write, E: Write> TextOutput<W, E> {
             format!("{:>3} {:>6} {:>32} ", p.cpu, p.id, name)
         };
         self.buf.extend_from_slice(line.as_bytes());
+    }
+}
+
+impl<W: Write, E: Write> TextOutput<W, E> {
+    /// `-F`: the probe line as a step of the call flow (printed under `-q`
+    /// as well, then without the newline that ends the record).
+    fn flow_line(&mut self, cx: &Context<'_>, p: &crate::event::ProbeEvent) {
+        self.probe_line = false;
+        if p.commit_discard_only {
+            return;
+        }
+        if !self.heading_printed {
+            let head = if cx.opts.testing {
+                format!("{:<41}\n", "FUNCTION")
+            } else {
+                format!("{:>3} {:<41}\n", "CPU", "FUNCTION")
+            };
+            self.buf.extend_from_slice(head.as_bytes());
+            self.heading_printed = true;
+        }
+        let name = self.flow.line(p);
+        let line = if cx.opts.testing {
+            format!("{name:<41} ")
+        } else {
+            format!("{:>3} {name:<41} ", p.cpu)
+        };
+        self.buf.extend_from_slice(line.as_bytes());
+        self.probe_line = !cx.opts.quiet;
     }
 }
 

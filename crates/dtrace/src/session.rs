@@ -240,6 +240,7 @@ impl Session {
                 Ok("sun") | Ok("sun-color") | Ok("dumb")
             ),
             testing: options.testing,
+            flowindent: options.flowindent,
             stackindent: Some(options.stackindent.min(u32::MAX as u64) as u32),
             noresolve: options.noresolve,
             droptags: options.droptags,
