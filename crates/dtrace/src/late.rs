@@ -121,7 +121,9 @@ pub(crate) struct LateProbes {
     /// process looks at each process that starts).
     no_notes: dtrace_providers::usdt::NoNotes,
     /// The programs and maps, once started ([`LateThread::start`]).
-    handles: Option<UprobeHandles>,
+    handles: Option<Arc<UprobeHandles>>,
+    /// The sites attached here, by program (for `-x followfork`'s children).
+    attached: Attached,
     /// The links made here (detached when this goes).
     links: Vec<Attachment>,
     /// The names of the probes that joined, for the consumer.
@@ -169,6 +171,7 @@ impl LateProbes {
             progeny: None,
             no_notes: Default::default(),
             handles: None,
+            attached: Attached::default(),
             links: Vec::new(),
             joined: Joined::default(),
             targets: BTreeSet::new(),
@@ -323,7 +326,12 @@ impl LateProbes {
         };
         for (prog, sites) in attach {
             match handles.attach_sites(prog, &sites) {
-                Ok(links) => self.links.extend(links),
+                Ok(links) => {
+                    self.links.extend(links);
+                    if let Ok(mut a) = self.attached.lock() {
+                        a.extend(sites.into_iter().map(|(s, k)| (prog, s, k)));
+                    }
+                }
                 Err(e) => warnings.push(format!("failed to enable probes in process {pid}: {e}")),
             }
         }
@@ -465,7 +473,14 @@ pub(crate) struct LateThread {
     stop: Option<dtrace_sys::rtld::Stopper>,
     thread: Option<std::thread::JoinHandle<()>>,
     joined: Joined,
+    handles: Arc<UprobeHandles>,
+    attached: Attached,
+    /// Links of followed children (`attach_process`).
+    links: Vec<Attachment>,
 }
+
+/// The sites of probes that joined: (program, site, cookie).
+type Attached = Arc<Mutex<Vec<(usize, UprobeSite, u64)>>>;
 
 impl LateThread {
     /// Start watching (the processes are watched once this returns) and
@@ -476,8 +491,10 @@ impl LateThread {
         handles: UprobeHandles,
     ) -> Result<LateThread, String> {
         late.start(sys)?;
-        late.handles = Some(handles);
+        let handles = Arc::new(handles);
+        late.handles = Some(handles.clone());
         let joined = late.joined.clone();
+        let attached = late.attached.clone();
         let (stop_w, stop_r) = dtrace_sys::rtld::stopper().map_err(|e| e.to_string())?;
         let thread = std::thread::Builder::new()
             .name("dtrace-late".into())
@@ -487,7 +504,33 @@ impl LateThread {
             stop: Some(stop_w),
             thread: Some(thread),
             joined,
+            handles,
+            attached,
+            links: Vec::new(),
         })
+    }
+
+    /// Attach the probes that joined in process `from` in process `to` as
+    /// well (its child, `-x followfork`).
+    pub(crate) fn attach_process(&mut self, from: u32, to: u32) -> Result<(), String> {
+        let mut by_prog: BTreeMap<usize, Vec<(UprobeSite, u64)>> = BTreeMap::new();
+        if let Ok(a) = self.attached.lock() {
+            for (prog, s, k) in a.iter().filter(|(_, s, _)| s.pid == from) {
+                let site = UprobeSite {
+                    pid: to,
+                    ..s.clone()
+                };
+                by_prog.entry(*prog).or_default().push((site, *k));
+            }
+        }
+        for (prog, sites) in by_prog {
+            let links = self
+                .handles
+                .attach_sites(prog, &sites)
+                .map_err(|e| e.to_string())?;
+            self.links.extend(links);
+        }
+        Ok(())
     }
 
     pub(crate) fn joined(&self) -> &Joined {
@@ -501,6 +544,7 @@ impl LateThread {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+        self.links.clear();
     }
 }
 

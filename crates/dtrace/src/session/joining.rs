@@ -39,9 +39,15 @@ impl Session {
             return Ok(());
         };
         for (child, root) in f.new_children() {
-            let attached = self.rt.attach_process(root, child);
+            let mut attached = self.rt.attach_process(root, child).map_err(exec_error);
+            if let (Ok(()), Some(t)) = (&attached, self.late_thread.as_mut()) {
+                attached = t.attach_process(root, child).map_err(|message| ExecError {
+                    message: format!("dtrace: {message}"),
+                    detail: None,
+                });
+            }
             dtrace_sys::follow::Follower::resume(child);
-            attached.map_err(exec_error)?;
+            attached?;
             self.consumer.watch_process(child);
         }
         Ok(())
