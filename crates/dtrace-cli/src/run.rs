@@ -529,10 +529,10 @@ fn trace(
     let mut state = LoopState::default();
     let started = std::time::Instant::now();
     let mut exited = false;
-    // The session follows its processes' address spaces (and holds them
-    // while probes of objects they load are attached) from the start.
+    // The session holds its processes while probes of objects they load
+    // are attached, from the start.
     for pid in targets.pids() {
-        session.watch_process(pid);
+        session.add_target(pid);
     }
     match session.go(&mut out) {
         Ok(WorkStatus::Done) => {
@@ -551,6 +551,9 @@ fn trace(
     if !state.done {
         if let Err(m) = targets.release_all() {
             state.fail(Fail::error(m));
+        }
+        for pid in targets.pids() {
+            session.watch_process(pid);
         }
     }
 

@@ -444,12 +444,15 @@ impl Session {
 
     /// Follow the address space of a traced process (`-c`/`-p`), so user
     /// addresses of it resolve also after it exits.
-    ///
-    /// Told before [`Session::go`], a process of the session's own is also
-    /// held while its new objects' probes are attached when a provider glob
-    /// over every process (`myprov*:::`) may gain probes in it.
     pub fn watch_process(&mut self, pid: u32) {
         self.consumer.watch_process(pid);
+    }
+
+    /// Process `pid` is the session's own (`-c`, `-p`), told before
+    /// [`Session::go`]: when a provider glob over every process
+    /// (`myprov*:::`) may gain probes in it, it is held while the probes of
+    /// the objects it loads are attached, as a process a description names.
+    pub fn add_target(&mut self, pid: u32) {
         if let Some(late) = self.late.as_mut() {
             late.add_target(pid);
         }
