@@ -49,6 +49,9 @@ pub struct Asm {
     pub relocs: Vec<MapReloc>,
     /// Instructions of each loop and the source line it starts on.
     pub loops: Vec<(std::ops::Range<usize>, u32)>,
+    /// Instructions of each clause inlined here (see [`Asm::inline`]), with
+    /// the clause's index in the program.
+    pub inlined: Vec<(std::ops::Range<usize>, usize)>,
 }
 
 impl Asm {
@@ -150,6 +153,28 @@ impl Asm {
             insn: r.insn + base,
             ..*r
         }));
+    }
+
+    /// Append a finished function's body in line, as if called: each `exit`
+    /// becomes a jump to `join`, where r0 holds what the function returned.
+    /// Its calls, map references and loops come along; `clause` names it for
+    /// [`Asm::inlined`]. The caller sets up the argument registers before and
+    /// must not rely on r6-r9 or its frame's slots after: the body uses them.
+    pub fn inline(&mut self, f: &Asm, join: Label, clause: usize) {
+        let base = self.insns.len();
+        self.append(f);
+        for i in base..self.insns.len() {
+            if self.insns[i] == Insn::exit() {
+                self.insns[i] = Insn::ja(0);
+                self.jumps.push((i, join));
+            }
+        }
+        self.loops.extend(
+            f.loops
+                .iter()
+                .map(|(r, line)| (r.start + base..r.end + base, *line)),
+        );
+        self.inlined.push((base..self.insns.len(), clause));
     }
 
     /// `dst = &f`: a callback's address (`BPF_PSEUDO_FUNC`), resolved as calls are.
@@ -391,6 +416,13 @@ impl Asm {
                 ..*r
             })
             .collect();
+        let at = |i: usize| pos[new_at[i.min(n)]];
+        for (r, _) in self.loops.iter_mut() {
+            *r = at(r.start)..at(r.end);
+        }
+        for (r, _) in self.inlined.iter_mut() {
+            *r = at(r.start)..at(r.end);
+        }
         self
     }
 }

@@ -184,6 +184,18 @@ pub fn compile_with(
         } else {
             crate::action::stack::RAW_TP_FRAMES
         };
+        // A probe's only clause runs in line in the trampoline (one call
+        // site: a raw-SDT program serving one probe), except in BEGIN and END,
+        // whose trampolines go on after their clauses.
+        let mut inlined = None;
+        let inline = members.len() == 1
+            && !matches!(g, Group::Begin | Group::End)
+            && (!matches!(g, Group::RawSdt(_)) || members[0].1.len() == 1);
+        let frame_skip = l.stack_skip;
+        if inline && l.stack_skip == crate::action::stack::RAW_TP_FRAMES {
+            // No clause subprogram frame on the kernel stack.
+            l.stack_skip = crate::action::stack::RAW_TP_FRAMES - 1;
+        }
         for (ci, ps) in members {
             let Some(c) = tp.clauses.get(*ci) else {
                 continue;
@@ -193,9 +205,16 @@ pub fn compile_with(
             let code = gen_clause(&mut l, tp, opts, c, ps.clone());
             tmp_max = tmp_max.max(code.tmp_size);
             dctx |= code.uses_dctx;
-            clause_ids.push(FuncId(funcs.len()));
-            funcs.push((code.asm, Some(*ci)));
+            if inline {
+                // Not a function: `dispatch` places it.
+                clause_ids.push(FuncId(usize::MAX));
+                inlined = Some((code.asm, *ci));
+            } else {
+                clause_ids.push(FuncId(funcs.len()));
+                funcs.push((code.asm, Some(*ci)));
+            }
         }
+        l.stack_skip = frame_skip;
         let err_id = FuncId(funcs.len());
         funcs.push((Asm::new(), None));
         let mut err_clause_ids = Vec::new();
@@ -220,7 +239,10 @@ pub fn compile_with(
             )
             .collect();
         if let Group::RawSdt(raw) = *g {
-            let served = raw_sdt_probes(&l, members, &clause_ids, err_id);
+            let mut served = raw_sdt_probes(&l, members, &clause_ids, err_id);
+            if let [only] = served.as_mut_slice() {
+                only.clauses.inline = inlined.take();
+            }
             let needs = trampoline::rawsdt::Needs {
                 args,
                 dctx: dctx || args,
@@ -238,6 +260,7 @@ pub fn compile_with(
             clauses: clause_ids,
             error: err_id,
             masked: matches!(g, Group::SysEnter | Group::SysExit | Group::Uprobe(_)),
+            inline: inlined.take(),
         };
         let first = members.first().and_then(|(_, ps)| ps.first().cloned());
         let probe_id = first.as_ref().map(|p| p.id).unwrap_or(0);
@@ -487,6 +510,7 @@ fn raw_sdt_probes(
                     .collect(),
                 error,
                 masked: false,
+                inline: None,
             },
         })
         .collect()
@@ -615,6 +639,11 @@ fn link(
         if let Some(ci) = ci {
             if let Some(c) = tp.clauses.get(*ci) {
                 clause_ranges.push((base..base + code.len(), c.index, c.span));
+            }
+        }
+        for (r, ci) in &f.inlined {
+            if let Some(c) = tp.clauses.get(*ci) {
+                clause_ranges.push((r.start + base..r.end + base, c.index, c.span));
             }
         }
         insns.extend(code);

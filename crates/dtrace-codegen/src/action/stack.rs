@@ -33,7 +33,8 @@ pub fn stack_words(frames: u32, kind: StackKind) -> u32 {
 /// Frames of the probe machinery at the top of a raw-tracepoint program's
 /// kernel stack: the clause subprogram, the trampoline, and the two tracepoint
 /// functions that ran it (`bpf_trace_run2` and `__bpf_trace_<tp>`, or for
-/// BEGIN/END the two `BPF_PROG_TEST_RUN` functions). A perf-event program's
+/// BEGIN/END the two `BPF_PROG_TEST_RUN` functions). One fewer for a clause
+/// run in line in its trampoline (a probe's only clause: `link.rs`). A perf-event program's
 /// stack starts at the interrupted instruction: nothing to skip. When several
 /// programs share a tracepoint the kernel adds an iterator frame
 /// (`__traceiter_<tp>`): `stack()` output drops it by name in the consumer,

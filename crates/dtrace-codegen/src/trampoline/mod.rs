@@ -29,6 +29,9 @@ pub struct Dispatch {
     pub error: FuncId,
     /// Bit `i` of the clause mask selects clause `i` (syscall tables); None: all.
     pub masked: bool,
+    /// The only clause's code, run in line instead of called (with its
+    /// clause index): see [`dispatch`].
+    pub inline: Option<(Asm, usize)>,
 }
 
 /// `if state != ACTIVE goto out`
@@ -151,13 +154,42 @@ pub fn dispatch(a: &mut Asm, d: &Dispatch, recheck: Option<(&Layout, Label)>) {
         }
         a.emit(Insn::mov64_reg(Reg::R1, DC));
         a.emit(Insn::mov64_reg(Reg::R2, CTX));
-        a.call_clause(*f);
-        a.jmp_imm(JmpOp::Eq, Reg::R0, 0, next);
-        a.emit(Insn::mov64_reg(Reg::R1, DC));
-        a.emit(Insn::mov64_reg(Reg::R2, CTX));
-        a.call_func(d.error);
+        match &d.inline {
+            Some((code, clause)) if d.clauses.len() == 1 => {
+                inline_clause(a, code, *clause, d.error, next);
+            }
+            _ => {
+                a.call_clause(*f);
+                a.jmp_imm(JmpOp::Eq, Reg::R0, 0, next);
+                a.emit(Insn::mov64_reg(Reg::R1, DC));
+                a.emit(Insn::mov64_reg(Reg::R2, CTX));
+                a.call_func(d.error);
+            }
+        }
         a.bind(next);
     }
+}
+
+/// A probe's only clause in line (r1 = dctx, r2 = context already set): no
+/// call, so no second JIT image whose cold instruction lines a rarely firing
+/// probe would miss on. The body keeps dctx in its own register
+/// ([`crate::gen::DCTX`]) and the context at [`crate::gen::FP_CTX`], which is
+/// where the ERROR subprogram's arguments come from after a fault; the
+/// trampoline's registers and frame slots are the body's from here on, so
+/// nothing of the trampoline may follow but the return.
+fn inline_clause(a: &mut Asm, code: &Asm, clause: usize, error: FuncId, next: Label) {
+    let join = a.label();
+    a.inline(code, join, clause);
+    a.bind(join);
+    a.jmp_imm(JmpOp::Eq, Reg::R0, 0, next);
+    a.emit(Insn::mov64_reg(Reg::R1, crate::gen::DCTX));
+    a.emit(Insn::ldx_mem(
+        Size::DW,
+        Reg::R2,
+        Reg::FP,
+        crate::gen::FP_CTX,
+    ));
+    a.call_func(error);
 }
 
 /// `out: return 0`
