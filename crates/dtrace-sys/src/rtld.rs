@@ -64,6 +64,19 @@ pub enum Stop {
 /// How many generations up [`Stop::Progeny`] looks for its process.
 pub const ANCESTORS: usize = 8;
 
+/// Copy `size` bytes at offset `field` of the task in r6 to the stack slot at
+/// `fp + slot` (r0 is the helper's result).
+fn read_task_field(p: &mut Vec<Insn>, slot: i32, size: i32, field: u32) {
+    p.extend([
+        Insn::mov64_reg(Reg::R1, Reg::FP),
+        Insn::alu64_imm(AluOp::Add, Reg::R1, slot),
+        Insn::mov64_imm(Reg::R2, size),
+        Insn::mov64_reg(Reg::R3, Reg::R6),
+        Insn::alu64_imm(AluOp::Add, Reg::R3, field as i32),
+        Insn::call_helper(helper::PROBE_READ_KERNEL),
+    ]);
+}
+
 /// Set r9 to 1, and the report at fp-16 to stopped, if the current task
 /// descends from process `pid` within [`ANCESTORS`] generations (r6 is
 /// clobbered).
@@ -75,28 +88,14 @@ fn progeny_check(p: &mut Vec<Insn>, pid: u32, real_parent: u32, tgid: u32) {
     let mut found = Vec::new();
     for _ in 0..ANCESTORS {
         // r6 = r6->real_parent
-        p.extend([
-            Insn::mov64_reg(Reg::R1, Reg::FP),
-            Insn::alu64_imm(AluOp::Add, Reg::R1, -24),
-            Insn::mov64_imm(Reg::R2, 8),
-            Insn::mov64_reg(Reg::R3, Reg::R6),
-            Insn::alu64_imm(AluOp::Add, Reg::R3, real_parent as i32),
-            Insn::call_helper(helper::PROBE_READ_KERNEL),
-        ]);
+        read_task_field(p, -24, 8, real_parent);
         done.push(p.len());
         p.push(Insn::jmp_imm(JmpOp::Ne, Reg::R0, 0, 0));
         p.push(Insn::ldx_mem(Size::DW, Reg::R6, Reg::FP, -24));
         done.push(p.len());
         p.push(Insn::jmp_imm(JmpOp::Eq, Reg::R6, 0, 0));
         // its tgid
-        p.extend([
-            Insn::mov64_reg(Reg::R1, Reg::FP),
-            Insn::alu64_imm(AluOp::Add, Reg::R1, -32),
-            Insn::mov64_imm(Reg::R2, 4),
-            Insn::mov64_reg(Reg::R3, Reg::R6),
-            Insn::alu64_imm(AluOp::Add, Reg::R3, tgid as i32),
-            Insn::call_helper(helper::PROBE_READ_KERNEL),
-        ]);
+        read_task_field(p, -32, 4, tgid);
         done.push(p.len());
         p.push(Insn::jmp_imm(JmpOp::Ne, Reg::R0, 0, 0));
         p.push(Insn::ldx_mem(Size::W, Reg::R1, Reg::FP, -32));
