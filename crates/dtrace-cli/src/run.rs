@@ -549,11 +549,13 @@ fn trace(
         notice("allowing destructive actions");
     }
     if !state.done {
-        if let Err(m) = targets.release_all() {
-            state.fail(Fail::error(m));
-        }
+        // Read each target's address space while it is still held with its
+        // objects mapped: one that exits at once still resolves.
         for pid in targets.pids() {
             session.watch_process(pid);
+        }
+        if let Err(m) = targets.release_all() {
+            state.fail(Fail::error(m));
         }
     }
 

@@ -144,10 +144,10 @@ fn run(a: &Args) -> Result<i32, Fail> {
         WorkStatus::Done
     );
     if !done {
-        targets.release_all().map_err(|m| fail(ours(&m)))?;
         for p in targets.pids() {
             session.watch_process(p);
         }
+        targets.release_all().map_err(|m| fail(ours(&m)))?;
         if a.verbose {
             let _ = writeln!(report.out_mut(), "{NAME}: tracing enabled for pid {pid}");
         }
