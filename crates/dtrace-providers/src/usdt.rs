@@ -228,14 +228,8 @@ pub fn all_processes(provider: &str, module: &str, function: &str, name: &str) -
         let Ok(objects) = procmap::objects(pid) else {
             continue;
         };
-        let full = |p: &str| glob(provider.as_bytes(), format!("{p}{pid}").as_bytes());
-        let want = Want {
-            provider: &full,
-            module,
-            function,
-            name,
-        };
-        out.extend(process_probes(pid, &objects, &want, &mut cache));
+        let spec = [provider, module, function, name];
+        out.extend(glob_process_probes(pid, &objects, spec, &mut cache));
     }
     out
 }
@@ -289,6 +283,18 @@ pub fn one_process(
             none.insert(&o.path);
         }
     }
+    let spec = [provider, module, function, name];
+    glob_process_probes(pid, &objects, spec, &mut cache)
+}
+
+/// The probes of process `pid` whose full provider name (`myprov123`)
+/// matches the glob `spec[0]`, and module, function and name `spec[1..]`.
+fn glob_process_probes(
+    pid: u32,
+    objects: &[procmap::Object],
+    [provider, module, function, name]: [&str; 4],
+    cache: &mut ElfCache,
+) -> Vec<ProcProbe> {
     let full = |p: &str| glob(provider.as_bytes(), format!("{p}{pid}").as_bytes());
     let want = Want {
         provider: &full,
@@ -296,7 +302,7 @@ pub fn one_process(
         function,
         name,
     };
-    process_probes(pid, &objects, &want, &mut cache)
+    process_probes(pid, objects, &want, cache)
 }
 
 /// What a USDT probe description asks for (empty fields: any).
